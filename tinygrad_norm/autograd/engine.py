@@ -1,0 +1,445 @@
+"""The autograd engine: `Function`, its `Context` (one node of the graph) and the backward loop.
+
+How reverse mode works here, in four sentences:
+
+1. Every differentiable operation is a `Function` subclass with `forward(ctx, *arrays)` on NumPy
+   arrays and `backward(ctx, grad_output)` written with Tensor operations.
+2. `Function.apply` runs forward and, when an input requires grad, records a `Context` as the
+   output's `grad_fn`: the node remembers its inputs and what forward saved for backward.
+3. `backward_steps` sorts the nodes reachable from the output so that every node comes after all
+   nodes that use its result (reverse topological order), then visits each node once: it hands
+   the node the sum of the gradients its output received, calls the node's backward, and passes
+   each returned gradient on to the input's node, or adds it into a leaf's `.grad`.
+4. Because backward is made of Tensor operations, running it with grad enabled
+   (`create_graph=True`) records a graph of the backward pass itself: gradients of gradients.
+
+`Tensor.backward()` simply runs `backward_steps` to the end; the step-through tool shows the
+same steps one at a time, so what a learner steps through is what really runs.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .grad_mode import is_grad_enabled, set_grad_enabled
+
+# Ops whose backward returned NumPy arrays while a graph of the backward pass was being recorded:
+# those gradients are constants, so second derivatives through them are wrong. gradgradcheck
+# reads this list to name the op.
+_numpy_backward_log = threading.local()
+
+
+def numpy_backward_ops() -> list[str]:
+    """Names of ops whose backward returned NumPy arrays under `create_graph` (this thread)."""
+    if not hasattr(_numpy_backward_log, "names"):
+        _numpy_backward_log.names = []
+    return _numpy_backward_log.names
+
+
+RETAIN_GRAPH_HINT = (
+    "its saved values were freed after the first backward. Pass retain_graph=True to the first "
+    "backward() (or autograd.grad) if you need to backpropagate through the same graph twice."
+)
+
+
+class Context:
+    """One call of a Function: what forward saved for backward, and the node in the graph.
+
+    The same object is the `ctx` argument of `forward` / `backward` and the output's `grad_fn`.
+
+    Attributes
+    ----------
+    fn : the Function subclass that made this node.
+    inputs : the Tensor arguments of the call, in order (freed after backward).
+    edges : for each Tensor argument, where its gradient goes: the input's own `grad_fn`, or the
+        input itself when it is a leaf. These outlive `inputs`, so the graph can be walked and
+        drawn after backward.
+    needs_input_grad : one bool per positional argument of forward.
+    """
+
+    def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
+        self.fn = fn
+        self.needs_input_grad = needs_input_grad
+        self.inputs: tuple | None = ()
+        self.edges: tuple = ()
+        self.input_meta: tuple = ()  # (shape, dtype) of each Tensor argument
+        self.args: tuple | None = ()  # forward's positional arguments (Tensors kept as Tensors)
+        self.kwargs: dict = {}
+        self.hooks: list = []  # hooks of the output tensor, which is not a leaf
+        self.retained = None  # weak reference to the output tensor after retain_grad()
+        self.released = False
+        self._to_save: tuple = ()
+        self._saved: tuple | None = ()
+        self._output: np.ndarray | None = None
+
+    # --- what forward calls --------------------------------------------------------------------
+    def save_for_backward(self, *values) -> None:
+        """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
+
+        Save forward's own input arrays or its output array (the very same objects) to keep the
+        gradient differentiable: they come back as the input Tensors, or as the output, joined to
+        the graph. Any other array comes back as a constant Tensor.
+        """
+        self._to_save = values
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            raise RuntimeError(
+                f"{self.name}: trying to backward through the graph a second time: "
+                + RETAIN_GRAPH_HINT
+            )
+        return tuple(self._make_output() if s is _OUTPUT else s for s in self._saved)
+
+    def __getattr__(self, attr):
+        # Only reached when `attr` is missing, e.g. an array attribute freed by release().
+        if attr.startswith("__") or "fn" not in self.__dict__:
+            raise AttributeError(attr)
+        if self.__dict__.get("released"):
+            raise RuntimeError(f"{self.name}: ctx.{attr} is gone: " + RETAIN_GRAPH_HINT)
+        raise AttributeError(f"{type(self).__name__!s} of {self.name} has no attribute {attr!r}")
+
+    # --- the node ------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"{self.fn.__name__}Backward"
+
+    @property
+    def formula(self) -> str:
+        return getattr(self.fn, "formula", "")
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch-style edges: `((node_or_AccumulateGrad_or_None, 0), ...)`."""
+        return tuple((_as_next_function(edge), 0) for edge in self.edges)
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+    def record(self, args: tuple, kwargs: dict, output: np.ndarray, returned) -> None:
+        """Join this node to the graph after forward ran (called by `Function.apply`)."""
+        from ..tensor import Tensor
+
+        self.arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        self.inputs = tensors
+        self.args, self.kwargs = args, kwargs
+        self.edges = tuple(t.grad_fn if t.grad_fn is not None else t for t in tensors)
+        self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
+        by_id = {id(a.data): a for a in tensors}
+        saved = []
+        for value in self._to_save:
+            if isinstance(value, Tensor) or value is None:
+                saved.append(value)
+            elif value is returned or value is output:
+                self._output = output
+                saved.append(_OUTPUT)
+            elif id(value) in by_id and by_id[id(value)].data is value:
+                saved.append(by_id[id(value)])
+            else:
+                saved.append(Tensor._make(np.asarray(value)))
+        self._saved, self._to_save = tuple(saved), ()
+
+    def _make_output(self):
+        from ..tensor import Tensor
+
+        return Tensor._make(self._output, requires_grad=True, grad_fn=self)
+
+    def release(self) -> None:
+        """Free what forward saved, after a backward without `retain_graph`."""
+        self._saved = self._output = self.inputs = self.args = None
+        self.released = True
+        for attr, value in list(vars(self).items()):
+            if isinstance(value, np.ndarray):
+                delattr(self, attr)
+
+    def run_backward(self, grad_output):
+        """Call the Function's backward and tidy its result: one gradient (or None) per Tensor
+        input, each with exactly that input's shape and dtype."""
+        from ..tensor import Tensor
+
+        grads = self.fn.backward(self, grad_output)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        n_args = len(self.needs_input_grad)
+        if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
+            grads = grads + (None,) * (n_args - len(grads))
+        if len(grads) != n_args:
+            raise RuntimeError(
+                f"{self.name}: backward returned {len(grads)} gradients but forward "
+                f"took {n_args} arguments; return one per argument (None for those "
+                "that need no gradient)"
+            )
+        out = []
+        i = 0
+        for needs, g, is_tensor in zip(self.needs_input_grad, grads, self.arg_is_tensor):
+            if not is_tensor:
+                continue
+            shape, dtype = self.input_meta[i]
+            i += 1
+            if g is None or not needs:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                if is_grad_enabled():
+                    numpy_backward_ops().append(self.name)
+                g = Tensor._make(np.asarray(g))
+            if g.data.shape != shape:
+                if not _expandable(shape, g.data.shape):
+                    raise RuntimeError(
+                        f"{self.name}: backward returned a gradient of shape {g.data.shape} for "
+                        f"input {i - 1} of shape {shape}; a gradient must have the input's shape "
+                        "(or a shape the input broadcasts to, which is then summed back)"
+                    )
+                g = sum_to_shape(g, shape)
+            if g.data.dtype != dtype:
+                g = g.to(dtype)
+            out.append(g)
+        return tuple(out)
+
+
+class _Output:
+    """Marker in `ctx._saved` for forward's own output (rebuilt on demand: no reference cycle)."""
+
+
+_OUTPUT = _Output()
+
+
+class AccumulateGrad:
+    """PyTorch's name for the edge into a leaf: gradients arriving here add up in `.grad`."""
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _as_next_function(edge):
+    if isinstance(edge, Context):
+        return edge
+    return AccumulateGrad(edge) if edge.requires_grad else None
+
+
+def _expandable(shape: tuple, target: tuple) -> bool:
+    """Can an array of `shape` be broadcast to `target` (so a gradient can be summed back)?"""
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
+
+
+def sum_to_shape(grad, shape: tuple):
+    """Undo broadcasting: sum `grad` over the axes that broadcasting added or stretched.
+
+    If `x` of shape (3, 1) was broadcast to (2, 3, 4) in forward, every element of `x` was used
+    2 * 4 times, so its gradient is the sum over axis 0 (added) and axis 2 (stretched from 1):
+    `grad.sum(dim=(0, 2), keepdim=True).reshape(3, 1)`. This is the only place in tinygrad_norm
+    where broadcasting is undone; the engine calls it on every gradient whose shape differs
+    from its input's, so no op's backward has to.
+    """
+    lead = grad.ndim - len(shape)
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    axes = tuple(range(lead)) + stretched
+    if axes:
+        grad = grad.sum(dim=axes, keepdim=True)
+    return grad.reshape(shape) if grad.shape != tuple(shape) else grad
+
+
+class Function:
+    """An operation with a hand-written gradient. Subclass it and call `.apply(...)`.
+
+    `forward(ctx, *args, **kwargs)` receives NumPy arrays in place of Tensor arguments (other
+    arguments as they are) and returns one array. `backward(ctx, grad_output)` receives the
+    gradient of the output as a Tensor and returns one gradient per positional argument (a
+    Tensor, an array, or None). Write backward with Tensor operations so that it can itself be
+    differentiated (`create_graph=True`); a backward that returns arrays gives correct first
+    derivatives only.
+
+    `formula` states the local rule in words; the step-through tool shows it.
+
+    >>> import tinygrad_norm as tg
+    >>> class Square(tg.Function):
+    ...     formula = "grad_x = grad_out * 2 * x"
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     def backward(ctx, grad_output):
+    ...         (x,) = ctx.saved_tensors
+    ...         return grad_output * 2 * x
+    >>> x = tg.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).sum().backward()
+    >>> x.grad
+    tensor([6.])
+    """
+
+    formula = ""
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any):
+        """Run forward on the arrays inside `args` and, if any input requires grad (and grad
+        mode is on), record the node that backward will visit."""
+        from ..tensor import Tensor
+
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        needs = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
+        ctx = Context(cls, needs)
+        returned = cls.forward(
+            ctx, *(a.data if t else a for t, a in zip(is_tensor, args)), **kwargs
+        )
+        if isinstance(returned, Tensor):
+            raise TypeError(f"{cls.__name__}.forward must return a NumPy array, not a Tensor")
+        output = returned if type(returned) is np.ndarray else np.asarray(returned)
+        if not (any(needs) and is_grad_enabled()):
+            return Tensor._make(output)
+        ctx.record(args, kwargs, output, returned)
+        return Tensor._make(output, requires_grad=True, grad_fn=ctx)
+
+
+class Step(NamedTuple):
+    """What the engine did at one node: the step-through tool shows these."""
+
+    index: int
+    node: Context
+    grad_output: Any  # Tensor: the gradient of the node's output, summed over all its uses
+    grad_inputs: tuple  # what the node sent to each of its Tensor inputs (None: nothing)
+
+
+def topological_sort(roots: list[Context]) -> list[Context]:
+    """Nodes reachable from `roots`, each after every node that consumes its output.
+
+    An iterative depth-first search (no recursion limit): a node is appended once all of its
+    inputs' nodes are finished; reversing that post-order puts consumers first.
+    """
+    order: list[Context] = []
+    visited: set[int] = set()
+    for root in roots:
+        if id(root) in visited:
+            continue
+        visited.add(id(root))
+        stack = [(root, iter(root.edges))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if isinstance(child, Context) and id(child) not in visited:
+                    visited.add(id(child))
+                    stack.append((child, iter(child.edges)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
+    """Run the backward pass from `roots` (Tensors) seeded with `grad_roots`, one node at a time.
+
+    Yields a `Step` after each node. Leaves that require grad receive the sum of their
+    gradients in `.grad` (after their hooks run) as soon as the last of them has arrived. With
+    `capture` (a dict keyed by `id(tensor)` of the tensors `autograd.grad` asked for), gradients
+    are stored there instead and no `.grad` is touched.
+    """
+    grads: dict[int, Any] = {}  # id(node or leaf) -> gradient received so far
+    pending: dict[int, int] = {}  # id(leaf) -> how many edges into it are still to run
+    root_nodes = []
+    for root, grad in zip(roots, grad_roots):
+        key = root.grad_fn if root.grad_fn is not None else root
+        grads[id(key)] = grads[id(key)] + grad if id(key) in grads else grad
+        if root.grad_fn is not None:
+            root_nodes.append(root.grad_fn)
+        else:
+            pending[id(root)] = pending.get(id(root), 0)
+    order = topological_sort(root_nodes)
+    leaves = {}
+    for node in order:
+        for edge in node.edges:
+            if not isinstance(edge, Context) and edge.requires_grad:
+                pending[id(edge)] = pending.get(id(edge), 0) + 1
+                leaves[id(edge)] = edge
+    for root in roots:
+        if root.grad_fn is None and pending[id(root)] == 0:
+            _deliver_to_leaf(root, grads.pop(id(root)), capture, create_graph)
+
+    for index, node in enumerate(order):
+        grad_output = grads.pop(id(node), None)
+        grad_inputs: tuple = (None,) * len(node.edges)
+        if grad_output is not None:
+            if node.released:
+                raise RuntimeError(
+                    f"{node.name}: trying to backward through the graph a second "
+                    "time: " + RETAIN_GRAPH_HINT
+                )
+            for hook in node.hooks:
+                result = hook(grad_output)
+                grad_output = grad_output if result is None else result
+            if capture is not None and id(node) in capture:
+                capture[id(node)] = grad_output
+            elif capture is None and node.retained is not None:
+                _retain(node.retained(), grad_output, create_graph)
+            with set_grad_enabled(create_graph):
+                grad_inputs = node.run_backward(grad_output)
+        for edge, grad in zip(node.edges, grad_inputs):
+            if isinstance(edge, Context):
+                if grad is not None:
+                    key = id(edge)
+                    grads[key] = grads[key] + grad if key in grads else grad
+            elif edge.requires_grad:
+                key = id(edge)
+                if grad is not None:
+                    grads[key] = grads[key] + grad if key in grads else grad
+                pending[key] -= 1
+                if pending[key] == 0 and key in grads:
+                    _deliver_to_leaf(edge, grads.pop(key), capture, create_graph)
+        if not retain_graph:
+            node.release()
+        yield Step(index, node, grad_output, grad_inputs)
+
+
+def _deliver_to_leaf(leaf, grad, capture, create_graph) -> None:
+    """A leaf's gradient is complete: run its hooks, then store or accumulate it."""
+    for hook in leaf._hooks:
+        result = hook(grad)
+        grad = grad if result is None else result
+    if capture is not None:
+        if id(leaf) in capture:
+            capture[id(leaf)] = grad
+        return
+    _retain(leaf, grad, create_graph)
+
+
+def _retain(tensor, grad, create_graph) -> None:
+    """Add `grad` into `tensor.grad` (a fresh array the first time: never an alias)."""
+    from ..tensor import Tensor
+
+    if tensor is None:
+        return
+    if not create_graph:
+        grad = Tensor._make(np.array(grad.data, copy=True)) if tensor.grad is None else grad
+    if tensor.grad is None:
+        tensor.grad = grad
+    elif create_graph:
+        tensor.grad = tensor.grad + grad
+    else:
+        tensor.grad = Tensor._make(tensor.grad.data + grad.data)
+
+
+def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
+    """Run every step of `backward_steps`: what `Tensor.backward()` does."""
+    for _ in backward_steps(
+        roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
+    ):
+        pass

@@ -1,0 +1,117 @@
+"""Functions that make new tensors: zeros, ones, full, randn, arange, eye, ...
+
+Sizes come as varargs or one tuple, as in PyTorch: `tg.zeros(2, 3)`, `tg.zeros((2, 3))`,
+`tg.zeros(size=(2, 3))`. Floating results take the default dtype (float32) unless `dtype=`.
+"""
+
+import numpy as np
+
+from . import dtypes
+from .random import generator
+from .tensor import Tensor
+
+
+def _shape(sizes: tuple, size) -> tuple:
+    """`(2, 3)` from `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
+    if size is not None:
+        sizes = (size,)
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return tuple(int(n) for n in sizes)
+
+
+def _new(array: np.ndarray, dtype, requires_grad: bool) -> Tensor:
+    t = Tensor._make(array if dtype is None else array.astype(dtype, copy=False))
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _float(dtype):
+    return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+
+
+def tensor(data, requires_grad=False, dtype=None, name=None) -> Tensor:
+    """The same as `Tensor(...)`: a new tensor holding a copy of `data`."""
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor that shares memory with `array`: writing one changes the other."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected an np.ndarray, got {type(array).__name__}")
+    return Tensor._make(array)
+
+
+def zeros(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.zeros(_shape(sizes, size), _float(dtype)), None, requires_grad)
+
+
+def ones(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.ones(_shape(sizes, size), _float(dtype)), None, requires_grad)
+
+
+def empty(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+    """Uninitialised (here: zero-filled) memory of the given size, to be filled in place."""
+    return zeros(*sizes, size=size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = _float(None) if isinstance(fill_value, float) else np.asarray(fill_value).dtype
+        dtype = np.int64 if np.dtype(dtype).kind in "iu" else dtype
+    return _new(np.full(_shape((size,), None), fill_value, dtype), None, requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.zeros_like(np.asarray(t)), dtype, requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.ones_like(np.asarray(t)), dtype, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.full_like(np.asarray(t), fill_value), dtype, requires_grad)
+
+
+def empty_like(t, dtype=None, requires_grad=False) -> Tensor:
+    return zeros_like(t, dtype, requires_grad)
+
+
+def randn(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+    """Samples of the standard normal distribution N(0, 1), from the global generator."""
+    dtype = _float(dtype)
+    return _new(generator().standard_normal(_shape(sizes, size), dtype=dtype), None, requires_grad)
+
+
+def rand(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+    """Samples of the uniform distribution on [0, 1), from the global generator."""
+    dtype = _float(dtype)
+    return _new(generator().random(_shape(sizes, size), dtype=dtype), None, requires_grad)
+
+
+def randint(low, high=None, size=None, *, dtype=None) -> Tensor:
+    """Random integers in [low, high) (or [0, low) when `high` is omitted), int64."""
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint: give size=, e.g. tg.randint(0, 10, size=(2, 3))")
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    return _new(generator().integers(low, high, shape, dtype=np.int64), dtype, False)
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False) -> Tensor:
+    """Numbers from `start` up to (not including) `end`, `step` apart."""
+    if end is None:
+        start, end = 0, start
+    values = np.arange(start, end, step)
+    if dtype is None:
+        dtype = np.int64 if values.dtype.kind in "iu" else dtypes.get_default_dtype()
+    return _new(values, dtype, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.linspace(start, end, int(steps)), _float(dtype), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, requires_grad=False) -> Tensor:
+    return _new(np.eye(n, m), _float(dtype), requires_grad)

@@ -1,0 +1,152 @@
+"""Module-level functions, PyTorch style: `tg.exp(x)`, `tg.cat([a, b])`, `tg.where(c, a, b)`.
+
+Each accepts Tensors or NumPy arrays (an array becomes a constant Tensor) and calls the same
+code as the method of the same name.
+"""
+
+import numpy as np
+
+from .ops import composite as C
+from .ops.composite import addmm, cat, matmul, maximum, minimum, stack, tril, triu, where  # noqa: F401
+from .tensor import Tensor
+
+
+def _t(x) -> Tensor:
+    return C.as_tensor(x)
+
+
+def abs(x):  # noqa: A001 - PyTorch's names shadow Python's builtins, on purpose
+    return _t(x).abs()
+
+
+def exp(x):
+    return _t(x).exp()
+
+
+def log(x):
+    return _t(x).log()
+
+
+def sqrt(x):
+    return _t(x).sqrt()
+
+
+def tanh(x):
+    return _t(x).tanh()
+
+
+def sigmoid(x):
+    return _t(x).sigmoid()
+
+
+def relu(x):
+    return _t(x).relu()
+
+
+def erf(x):
+    return _t(x).erf()
+
+
+def clamp(x, min=None, max=None):  # noqa: A002
+    return C.clamp(_t(x), min, max)
+
+
+clip = clamp
+
+
+def sum(x, dim=None, keepdim=False):  # noqa: A001
+    return _t(x).sum(dim, keepdim)
+
+
+def mean(x, dim=None, keepdim=False):
+    return _t(x).mean(dim, keepdim)
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    return _t(x).var(dim, unbiased, keepdim, correction=correction)
+
+
+def std(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    return _t(x).std(dim, unbiased, keepdim, correction=correction)
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001
+    return _t(x).max(dim, keepdim)
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001
+    return _t(x).min(dim, keepdim)
+
+
+def amax(x, dim=None, keepdim=False):
+    return _t(x).amax(dim, keepdim)
+
+
+def amin(x, dim=None, keepdim=False):
+    return _t(x).amin(dim, keepdim)
+
+
+def argmax(x, dim=None, keepdim=False):
+    return _t(x).argmax(dim, keepdim)
+
+
+def argmin(x, dim=None, keepdim=False):
+    return _t(x).argmin(dim, keepdim)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    return _t(x).norm(p, dim, keepdim)
+
+
+def softmax(x, dim):
+    return _t(x).softmax(dim)
+
+
+def log_softmax(x, dim):
+    return _t(x).log_softmax(dim)
+
+
+def masked_fill(x, mask, value):
+    return _t(x).masked_fill(mask, value)
+
+
+def reshape(x, *shape):
+    return _t(x).reshape(*shape)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    return _t(x).flatten(start_dim, end_dim)
+
+
+def permute(x, *dims):
+    return _t(x).permute(*dims)
+
+
+def transpose(x, dim0, dim1):
+    return _t(x).transpose(dim0, dim1)
+
+
+def squeeze(x, dim=None):
+    return _t(x).squeeze(dim)
+
+
+def unsqueeze(x, dim):
+    return _t(x).unsqueeze(dim)
+
+
+def split(x, split_size_or_sections, dim=0):
+    return _t(x).split(split_size_or_sections, dim)
+
+
+def chunk(x, chunks, dim=0):
+    return _t(x).chunk(chunks, dim)
+
+
+def isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> Tensor:
+    """Elementwise |a - b| <= atol + rtol * |b|, as a bool tensor (never differentiable)."""
+    return Tensor._make(np.isclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))
+
+
+def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> bool:
+    """True when every element of `a` is close to `b` (see `isclose`)."""
+    return bool(np.allclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))

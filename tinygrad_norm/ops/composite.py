@@ -1,0 +1,457 @@
+"""Operations composed from the primitives: no backward of their own, autograd derives it.
+
+`x.mean()` is a Sum and a Div; `x.var()` a few more; `softmax` an Exp, a Sum and a Div. Each
+inherits correct (and twice differentiable) gradients from its parts. `tg.mean(x)` and the
+method `x.mean()` are the same function.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import NamedTuple
+
+import numpy as np
+
+from .elementwise import Where
+from .linalg import MatMul
+from .movement import Cat, Expand, GetItem, Permute, Reshape
+from .reduce import Max, Sum
+
+
+def as_tensor(x, like=None):
+    """`x` as a Tensor; a Python number takes `like`'s dtype (numbers never change a dtype)."""
+    from ..tensor import Tensor
+
+    if isinstance(x, Tensor):
+        return x
+    if like is not None and isinstance(x, (bool, int, float)) and not isinstance(x, np.ndarray):
+        return Tensor._make(np.asarray(x, dtype=scalar_dtype(x, like.data.dtype)))
+    return Tensor(x)
+
+
+def scalar_dtype(x, dtype: np.dtype) -> np.dtype:
+    """The dtype a Python number takes beside a tensor of `dtype` (as PyTorch decides)."""
+    from ..dtypes import get_default_dtype
+
+    if isinstance(x, float) and dtype.kind not in "fc":
+        return get_default_dtype()
+    if isinstance(x, int) and not isinstance(x, bool) and dtype.kind == "b":
+        return np.dtype(np.int64)
+    return dtype
+
+
+def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
+    """`dim` (None, an int, or a tuple/list of ints, negative allowed) as sorted axes >= 0."""
+    if dim is None:
+        return None
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = []
+    rank = builtins.max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
+    for d in dims:
+        if not -rank <= d < rank:
+            raise IndexError(
+                f"{op}: dim {d} is out of range for a tensor with {ndim} dimensions; "
+                f"use a dim from {-rank} to {rank - 1}"
+            )
+        out.append(int(d) % rank)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: dim {dim} names the same axis twice")
+    return tuple(sorted(out)) if ndim else None
+
+
+def _count(shape: tuple, dims) -> int:
+    return int(np.prod(shape)) if dims is None else int(np.prod([shape[d] for d in dims]))
+
+
+# --- reductions ---------------------------------------------------------------------------------
+def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    return Sum.apply(x, normalize_dims("sum", dim, x.ndim), keepdim)
+
+
+def mean(x, dim=None, keepdim=False):
+    dims = normalize_dims("mean", dim, x.ndim)
+    return Sum.apply(x, dims, keepdim) / _count(x.shape, dims)
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    """Variance: sum((x - mean)^2) / (N - correction); `unbiased=True` means correction 1.
+
+    With correction 1 (Bessel's) it estimates the population variance from a sample;
+    LayerNorm and BatchNorm's batch statistics use correction 0, the plain mean of squares.
+    """
+    dims = normalize_dims("var", dim, x.ndim)
+    correction = (1 if unbiased else 0) if correction is None else correction
+    centered = x - Sum.apply(x, dims, True) / _count(x.shape, dims)
+    return Sum.apply(centered * centered, dims, keepdim) / (_count(x.shape, dims) - correction)
+
+
+def std(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    return var(x, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def amax(x, dim=None, keepdim=False):
+    return Max.apply(x, normalize_dims("amax", dim, x.ndim), keepdim)
+
+
+def amin(x, dim=None, keepdim=False):
+    return -Max.apply(-x, normalize_dims("amin", dim, x.ndim), keepdim)
+
+
+class ValuesIndices(NamedTuple):
+    """What `max(dim)` / `min(dim)` return, as in PyTorch: `values, indices = x.max(dim=1)`."""
+
+    values: object
+    indices: object
+
+
+def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
+    """The element that `pick` (np.argmax or np.argmin) chooses along `dim`, and its index.
+
+    The values are read with an index (GetItem), so the gradient goes to exactly that element.
+    """
+    from ..tensor import Tensor
+
+    (axis,) = normalize_dims("max", dim, x.ndim) or (0,)
+    indices = pick(x.data, axis=axis)
+    grids = list(np.ix_(*[np.arange(n) for i, n in enumerate(x.shape) if i != axis]))
+    grids.insert(axis, indices)
+    values = GetItem.apply(x, index=tuple(grids)) if x.ndim else x
+    if keepdim:
+        values, indices = values.unsqueeze(axis), np.expand_dims(indices, axis)
+    return ValuesIndices(values, Tensor._make(np.asarray(indices, dtype=np.int64)))
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    """The largest element (0-d), or with `dim` a `(values, indices)` pair, or with a tensor
+    as second argument the elementwise `maximum`."""
+    if dim is None:
+        return amax(x)
+    if not isinstance(dim, (int, np.integer)):
+        return maximum(x, dim)
+    return _select_along(x, dim, keepdim, np.argmax)
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    if dim is None:
+        return amin(x)
+    if not isinstance(dim, (int, np.integer)):
+        return minimum(x, dim)
+    return _select_along(x, dim, keepdim, np.argmin)
+
+
+def argmax(x, dim=None, keepdim=False):
+    """Index of the largest element (of the flattened tensor when `dim` is None); no grad."""
+    from ..tensor import Tensor
+
+    if dim is None:
+        out = np.argmax(x.data)
+        return Tensor._make(np.asarray(out if not keepdim else np.reshape(out, (1,) * x.ndim)))
+    (axis,) = normalize_dims("argmax", dim, x.ndim)
+    return Tensor._make(np.argmax(x.data, axis=axis, keepdims=keepdim))
+
+
+def argmin(x, dim=None, keepdim=False):
+    return argmax(-x.detach(), dim, keepdim)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    """The p-norm over `dim`: (sum |x|^p)^(1/p); p may be 'fro' (= 2), inf or -inf."""
+    dims = normalize_dims("norm", dim, x.ndim)
+    if p in ("fro", 2):
+        return Sum.apply(x * x, dims, keepdim).sqrt()
+    if p == float("inf"):
+        return Max.apply(x.abs(), dims, keepdim)
+    if p == float("-inf"):
+        return -Max.apply(-x.abs(), dims, keepdim)
+    if p == 1:
+        return Sum.apply(x.abs(), dims, keepdim)
+    return Sum.apply(x.abs() ** p, dims, keepdim) ** (1.0 / p)
+
+
+# --- softmax ------------------------------------------------------------------------------------
+def softmax(x, dim):
+    """softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), with m = max_j x_j.
+
+    Subtracting the maximum changes nothing mathematically (it cancels) but keeps exp from
+    overflowing; m is treated as a constant, since its gradient contributions cancel too.
+    """
+    (axis,) = normalize_dims("softmax", dim, x.ndim) or (0,)
+    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.ndim else x - x.data
+    e = shifted.exp()
+    return e / Sum.apply(e, (axis,) if x.ndim else None, True)
+
+
+def log_softmax(x, dim):
+    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)): no exp of a large number."""
+    (axis,) = normalize_dims("log_softmax", dim, x.ndim) or (0,)
+    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.ndim else x - x.data
+    return shifted - Sum.apply(shifted.exp(), (axis,) if x.ndim else None, True).log()
+
+
+# --- selection ----------------------------------------------------------------------------------
+def where(condition, input, other):  # noqa: A002 - PyTorch's name
+    """`input` where `condition` is True, else `other`; both may be tensors or numbers."""
+    from ..tensor import Tensor
+
+    condition = np.asarray(condition.data if isinstance(condition, Tensor) else condition)
+    if condition.dtype != np.bool_:
+        condition = condition.astype(bool)
+    like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else None
+    a, b = as_tensor(input, like), as_tensor(other, like)
+    try:
+        np.broadcast_shapes(condition.shape, a.shape, b.shape)
+    except ValueError:
+        raise ValueError(
+            f"where: condition {condition.shape}, input {a.shape} and other "
+            f"{b.shape} cannot be broadcast to one shape"
+        ) from None
+    return Where.apply(condition, a, b)
+
+
+def masked_fill(x, mask, value):
+    """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
+    return where(mask, value, x)
+
+
+def maximum(a, b):
+    """Elementwise max; at ties the gradient goes to `b` (a kink: gradcheck calls it one)."""
+    a, b = _pair(a, b)
+    return Where.apply(a.data > b.data, a, b)
+
+
+def minimum(a, b):
+    a, b = _pair(a, b)
+    return Where.apply(a.data < b.data, a, b)
+
+
+def _pair(a, b):
+    from ..tensor import Tensor
+
+    like = a if isinstance(a, Tensor) else b
+    return as_tensor(a, like), as_tensor(b, like)
+
+
+def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
+    """Limit x to [min, max]; the gradient passes where x is inside (boundaries included)."""
+    if min is None and max is None:
+        raise ValueError("clamp: give at least one of min and max")
+    if min is not None:
+        x = where(x.data < (min.data if hasattr(min, "data") else min), min, x)
+    if max is not None:
+        x = where(x.data > (max.data if hasattr(max, "data") else max), max, x)
+    return x
+
+
+def tril(x, diagonal=0):
+    """Keep the lower triangle of the last two axes (on and below `diagonal`), zero the rest."""
+    x = as_tensor(x)
+    keep = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
+
+
+def triu(x, diagonal=0):
+    """Keep the upper triangle of the last two axes (on and above `diagonal`), zero the rest."""
+    x = as_tensor(x)
+    keep = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
+    return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
+
+
+# --- linear algebra -----------------------------------------------------------------------------
+def matmul(a, b):
+    """Matrix product with NumPy's rules: (n,k)@(k,m), batches broadcast, vectors promoted."""
+    a, b = _pair(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(
+            f"matmul: both arguments need at least 1 dimension, got shapes "
+            f"{a.shape} and {b.shape}; use * to multiply by a scalar"
+        )
+    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+        raise ValueError(
+            f"matmul: cannot multiply shapes {a.shape} and {b.shape}: the last size "
+            f"of the first ({a.shape[-1]}) must equal the "
+            f"{'second-to-last' if b.ndim > 1 else 'only'} size of the second "
+            f"({b.shape[-2 if b.ndim > 1 else 0]})"
+        )
+    vector_a, vector_b = a.ndim == 1, b.ndim == 1
+    if vector_a:
+        a = a.reshape(1, -1)  # (1, k)
+    if vector_b:
+        b = b.reshape(-1, 1)  # (k, 1)
+    try:
+        out = MatMul.apply(a, b)
+    except ValueError:
+        raise ValueError(
+            f"matmul: the batch shapes {a.shape[:-2]} and {b.shape[:-2]} cannot be "
+            "broadcast together"
+        ) from None
+    if vector_a:
+        out = out.squeeze(-2)
+    if vector_b:
+        out = out.squeeze(-1)
+    return out
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
+    """beta * input + alpha * (mat1 @ mat2): a linear layer's bias plus product."""
+    product = matmul(mat1, mat2)
+    if alpha != 1:
+        product = product * alpha
+    return product + (input if beta == 1 else as_tensor(input) * beta)
+
+
+# --- movement -----------------------------------------------------------------------------------
+def reshape(x, *shape):
+    """The same elements in a new shape; one size may be -1 to be inferred."""
+    target = _resolve_shape("reshape", x.shape, _sizes(shape))
+    return x if target == x.shape else Reshape.apply(x, target)
+
+
+def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
+    """`sizes` with a -1 replaced by what makes the element count match `shape`'s."""
+    count = int(np.prod(shape))
+    known = int(np.prod([s for s in sizes if s != -1]))
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) == 1 and known and count % known == 0:
+        sizes = sizes[: unknown[0]] + (count // known,) + sizes[unknown[0] + 1 :]
+    if len(unknown) > 1 or any(s < 0 for s in sizes) or int(np.prod(sizes)) != count:
+        raise ValueError(
+            f"{op}: cannot view a tensor of shape {shape} ({count} elements) as "
+            f"shape {sizes}; the number of elements must stay the same (one size "
+            "may be -1 to infer it)"
+        )
+    return sizes
+
+
+def _sizes(sizes) -> tuple:
+    """Sizes given as varargs `(2, 3)` or as one tuple/list `((2, 3),)`."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return tuple(int(s) for s in sizes)
+
+
+def permute(x, *dims):
+    dims = _sizes(dims)
+    if sorted(d % builtins.max(x.ndim, 1) for d in dims) != list(range(x.ndim)):
+        raise ValueError(
+            f"permute: dims {dims} must name each of the {x.ndim} axes of shape "
+            f"{x.shape} exactly once"
+        )
+    return Permute.apply(x, tuple(d % x.ndim for d in dims))
+
+
+def transpose(x, dim0, dim1):
+    """Swap two axes."""
+    d0, d1 = (normalize_dims("transpose", d, x.ndim)[0] for d in (dim0, dim1))
+    dims = list(range(x.ndim))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return Permute.apply(x, tuple(dims))
+
+
+def expand(x, *sizes):
+    """Broadcast to `sizes` without copying; -1 keeps a size; new axes go in front."""
+    sizes = _sizes(sizes)
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
+    shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    try:
+        np.broadcast_shapes(x.shape, shape)
+        if np.broadcast_shapes(x.shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"expand: cannot expand shape {x.shape} to {sizes}: a size can only grow where it is 1"
+        ) from None
+    return x if shape == x.shape else Expand.apply(x, shape)
+
+
+def squeeze(x, dim=None):
+    """Drop axes of size 1 (all of them, or only those in `dim` that have size 1)."""
+    dims = normalize_dims("squeeze", dim, x.ndim)
+    drop = [i for i, n in enumerate(x.shape) if n == 1 and (dims is None or i in dims)]
+    return x.reshape(tuple(n for i, n in enumerate(x.shape) if i not in drop))
+
+
+def unsqueeze(x, dim):
+    """Insert an axis of size 1 at `dim` (negative counts from the end of the result)."""
+    if not -x.ndim - 1 <= dim <= x.ndim:
+        raise IndexError(
+            f"unsqueeze: dim {dim} is out of range for a tensor with {x.ndim} "
+            f"dimensions; use a dim from {-x.ndim - 1} to {x.ndim}"
+        )
+    dim = dim % (x.ndim + 1)
+    return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = (normalize_dims("flatten", d, x.ndim)[0] for d in (start_dim, end_dim))
+    return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1 :])
+
+
+def repeat(x, *sizes):
+    """Tile the tensor `sizes[i]` times along axis i (like np.tile): expand, then reshape."""
+    sizes = _sizes(sizes)
+    if len(sizes) < x.ndim:
+        raise ValueError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
+    shape = (1,) * (len(sizes) - x.ndim) + x.shape
+    interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
+    expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)
+    out = x.reshape(interleaved).expand(expanded)
+    return out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing axis; all other sizes must match."""
+    tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("cat: expected a non-empty list of tensors")
+    (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
+    first = tensors[0].shape
+    rest = first[:axis] + first[axis + 1 :]
+    for i, t in enumerate(tensors):
+        if t.ndim != len(first) or t.shape[:axis] + t.shape[axis + 1 :] != rest:
+            raise ValueError(
+                f"cat: tensor {i} has shape {t.shape} but tensor 0 has shape {first}; "
+                f"all sizes except along dim {dim} must match"
+            )
+    return Cat.apply(*tensors, dim=axis)
+
+
+def stack(tensors, dim=0):
+    """Join tensors of one shape along a new axis `dim`."""
+    tensors = [as_tensor(t) for t in tensors]
+    shapes = {t.shape for t in tensors}
+    if len(shapes) != 1:
+        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
+    return cat([t.unsqueeze(dim) for t in tensors], dim)
+
+
+def split(x, split_size_or_sections, dim=0):
+    """Cut along `dim` into pieces of one size (the last may be smaller) or of given sizes."""
+    (axis,) = normalize_dims("split", dim, x.ndim)
+    length = x.shape[axis]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size <= 0:
+            raise ValueError(f"split: the split size must be positive, got {size}")
+        sizes = [builtins.min(size, length - start) for start in range(0, length, size)] or [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != length:
+            raise ValueError(
+                f"split: sizes {sizes} add up to {builtins.sum(sizes)}, but dim "
+                f"{dim} of shape {x.shape} has size {length}"
+            )
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(x[(slice(None),) * axis + (slice(start, start + size),)])
+        start += size
+    return tuple(pieces)
+
+
+def chunk(x, chunks, dim=0):
+    """Split into `chunks` pieces of equal size (the last may be smaller)."""
+    (axis,) = normalize_dims("chunk", dim, x.ndim)
+    return split(x, -(-x.shape[axis] // chunks), dim)

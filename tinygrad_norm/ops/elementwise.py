@@ -1,0 +1,297 @@
+"""Elementwise primitives: each output element depends on the same element of each input.
+
+Every backward here is written as if the inputs had the output's shape; when an input was
+broadcast, the engine sums its gradient back to the input's shape (`sum_to_shape`), so no op
+has to. Backward uses Tensor operations only, so every gradient is itself differentiable.
+"""
+
+import math
+
+import numpy as np
+
+from ..autograd.engine import Function
+from .erf_numpy import erf as erf_array
+
+
+class Add(Function):
+    """out = a + b"""
+
+    formula = "grad_a = grad_out;  grad_b = grad_out"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, grad_output
+
+
+class Sub(Function):
+    """out = a - b"""
+
+    formula = "grad_a = grad_out;  grad_b = -grad_out"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a - b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, (-grad_output if ctx.needs_input_grad[1] else None)
+
+
+class Neg(Function):
+    """out = -a"""
+
+    formula = "grad_a = -grad_out"
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return -grad_output
+
+
+class Mul(Function):
+    """out = a * b"""
+
+    formula = "grad_a = grad_out * b;  grad_b = grad_out * a"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        # Keep only what backward will read: a constant factor needs no copy of the other side.
+        ctx.save_for_backward(
+            b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None
+        )
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        b, a = ctx.saved_tensors
+        return (
+            grad_output * b if ctx.needs_input_grad[0] else None,
+            grad_output * a if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Div(Function):
+    """out = a / b"""
+
+    formula = "grad_a = grad_out / b;  grad_b = -grad_out * a / b**2"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return a / b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        grad_a = grad_output / b if ctx.needs_input_grad[0] else None
+        grad_b = -grad_output * a / (b * b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Pow(Function):
+    """out = a ** b
+
+    d(a^b)/da = b * a^(b-1) and d(a^b)/db = a^b * log(a); the second is only computed when the
+    exponent is a tensor that requires grad (a plain number exponent never does).
+    """
+
+    formula = "grad_a = grad_out * b * a**(b-1);  grad_b = grad_out * a**b * log(a)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = np.power(a, b)
+        ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b, out = ctx.saved_tensors
+        grad_a = grad_output * b * a ** (b - 1) if ctx.needs_input_grad[0] else None
+        grad_b = grad_output * out * a.log() if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+
+class Exp(Function):
+    """out = exp(a); its derivative is itself, so backward reuses the output."""
+
+    formula = "grad_a = grad_out * out     (out = exp(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * out
+
+
+class Log(Function):
+    """out = log(a), the natural logarithm."""
+
+    formula = "grad_a = grad_out / a"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log(a)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / a
+
+
+class Sqrt(Function):
+    """out = sqrt(a); d sqrt(a)/da = 1 / (2 sqrt(a))."""
+
+    formula = "grad_a = grad_out / (2 * out)     (out = sqrt(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.sqrt(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output / (out * 2)
+
+
+class Tanh(Function):
+    """out = tanh(a); d tanh(a)/da = 1 - tanh(a)^2."""
+
+    formula = "grad_a = grad_out * (1 - out**2)     (out = tanh(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tanh(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (1 - out * out)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + exp(-a)); d out/da = out * (1 - out).
+
+    NOTE: computed as exp(-log(1 + exp(-a))) with `np.logaddexp(0, -a)`, which never overflows:
+    the plain formula overflows exp(-a) for a < -88 in float32.
+    """
+
+    formula = "grad_a = grad_out * out * (1 - out)     (out = sigmoid(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.exp(-np.logaddexp(0, -a)).astype(a.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * out * (1 - out)
+
+
+class Relu(Function):
+    """out = max(a, 0).
+
+    NOTE: at a == 0 the derivative is undefined; like PyTorch we use 0 there. The mask
+    `a > 0` is a constant: its own derivative is zero almost everywhere.
+    """
+
+    formula = "grad_a = grad_out * (a > 0)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a > 0)
+        return np.maximum(a, 0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (positive,) = ctx.saved_tensors
+        return grad_output * positive
+
+
+class Abs(Function):
+    """out = |a|; the derivative is sign(a), taken as 0 at a == 0 (as PyTorch)."""
+
+    formula = "grad_a = grad_out * sign(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(np.sign(a))
+        return np.abs(a)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (sign,) = ctx.saved_tensors
+        return grad_output * sign
+
+
+class Erf(Function):
+    """out = erf(a) = 2/sqrt(pi) * integral from 0 to a of exp(-t^2) dt.
+
+    By the fundamental theorem of calculus, d erf(a)/da = 2/sqrt(pi) * exp(-a^2).
+    """
+
+    formula = "grad_a = grad_out * 2/sqrt(pi) * exp(-a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return erf_array(a)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * (2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+
+
+class Where(Function):
+    """out = a where `condition` is True, else b (`condition` is a bool array, not a tensor).
+
+    Each gradient goes to the side that was chosen; the other side gets exactly 0 (not
+    grad * 0, which would turn an infinite gradient into NaN).
+    """
+
+    formula = "grad_a = grad_out where cond else 0;  grad_b = 0 where cond else grad_out"
+
+    @staticmethod
+    def forward(ctx, condition, a, b):
+        ctx.condition = condition
+        return np.where(condition, a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        zero = np.zeros((), dtype=grad_output.dtype)
+        grad_a = Where.apply(ctx.condition, grad_output, zero) if ctx.needs_input_grad[1] else None
+        grad_b = Where.apply(ctx.condition, zero, grad_output) if ctx.needs_input_grad[2] else None
+        return None, grad_a, grad_b
+
+
+class Cast(Function):
+    """out = a converted to `dtype`; the gradient is converted back to a's dtype."""
+
+    formula = "grad_a = grad_out converted to a's dtype"
+
+    @staticmethod
+    def forward(ctx, a, dtype):
+        return a.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.to(ctx.input_meta[0][1]), None

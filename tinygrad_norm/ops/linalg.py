@@ -1,0 +1,32 @@
+"""Matrix multiplication, the one primitive of linear algebra here."""
+
+import numpy as np
+
+from ..autograd.engine import Function
+
+
+class MatMul(Function):
+    """out = a @ b for a of shape (..., n, k) and b of shape (..., k, m); out is (..., n, m).
+
+    Each out[i, j] = sum_k a[i, k] * b[k, j], so
+      d out[i, j] / d a[i, k] = b[k, j]   =>  grad_a = grad_out @ b^T     (..., n, k)
+      d out[i, j] / d b[k, j] = a[i, k]   =>  grad_b = a^T @ grad_out     (..., k, m)
+    where ^T swaps the last two axes. Batch axes that were broadcast are summed back by the
+    engine. Both inputs have at least two dimensions (`tg.matmul` handles vectors).
+    """
+
+    formula = "grad_a = grad_out @ b^T;  grad_b = a^T @ grad_out"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(
+            b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None
+        )
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        b, a = ctx.saved_tensors
+        grad_a = grad_output @ b.transpose(-1, -2) if ctx.needs_input_grad[0] else None
+        grad_b = a.transpose(-1, -2) @ grad_output if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b

@@ -1,0 +1,137 @@
+"""Movement primitives: they move or copy elements without doing arithmetic on them.
+
+Their gradients move the incoming gradient back the opposite way: reshape back, permute
+back, send each sliced element's gradient to where it was taken from.
+"""
+
+import numpy as np
+
+from ..autograd.engine import Function
+
+
+class Reshape(Function):
+    """out = a with a new shape (same elements, same order)."""
+
+    formula = "grad_a = grad_out reshaped to a's shape"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        return a.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output.reshape(ctx.input_meta[0][0]), None
+
+
+class Permute(Function):
+    """out = a with its axes reordered: out axis i is a's axis dims[i]."""
+
+    formula = "grad_a = grad_out with the inverse permutation"
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        return a.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dims = ctx.args[1]
+        return grad_output.permute(tuple(np.argsort(dims).tolist())), None
+
+
+class Expand(Function):
+    """out = a broadcast to `shape` (a read-only view, no copy).
+
+    Its gradient is grad_out itself: the engine sums it back over the broadcast axes, in the
+    one place where broadcasting is undone (`sum_to_shape`).
+    """
+
+    formula = "grad_a = grad_out summed over the expanded axes"
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        return np.broadcast_to(a, shape)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output, None
+
+
+def has_array_index(index: tuple) -> bool:
+    """Does `index` use advanced (integer- or boolean-array) indexing?"""
+    return any(isinstance(i, np.ndarray) for i in index)
+
+
+class GetItem(Function):
+    """out = a[index], for any NumPy index: ints, slices, None, ..., int or bool arrays.
+
+    Each output element was copied from one place of `a`, so its gradient goes back there.
+    An index array may name the same place twice; the gradients then add up (ScatterAdd).
+    """
+
+    formula = "grad_a = zeros like a, with grad_out added at [index]"
+
+    @staticmethod
+    def forward(ctx, a, index):
+        return a[index]
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        shape = ctx.input_meta[0][0]
+        return ScatterAdd.apply(grad_output, index=ctx.kwargs["index"], shape=shape)
+
+
+class ScatterAdd(Function):
+    """out = zeros(shape) with `values` added at [index] (repeated places add up).
+
+    The backward of GetItem; its own backward reads the gradient back at [index].
+    """
+
+    formula = "grad_values = grad_out[index]"
+
+    @staticmethod
+    def forward(ctx, values, index, shape):
+        out = np.zeros(shape, dtype=values.dtype)
+        if has_array_index(index):
+            np.add.at(out, index, values)
+        else:
+            out[index] = values  # basic indexing never names one place twice
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return GetItem.apply(grad_output, index=ctx.kwargs["index"])
+
+
+class Cat(Function):
+    """out = the inputs joined along axis `dim`; each input gets its own slice of grad_out."""
+
+    formula = "grad_input_i = grad_out[..., start_i:end_i, ...] along dim"
+
+    @staticmethod
+    def forward(ctx, *arrays, dim):
+        return np.concatenate(arrays, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dim = ctx.kwargs["dim"]
+        grads, start = [], 0
+        for needs, (shape, _) in zip(ctx.needs_input_grad, ctx.input_meta):
+            stop = start + shape[dim]
+            index = (slice(None),) * dim + (slice(start, stop),)
+            grads.append(grad_output[index] if needs else None)
+            start = stop
+        return tuple(grads)
+
+
+class Clone(Function):
+    """out = a copy of a, in its own memory."""
+
+    formula = "grad_a = grad_out"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.copy()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output

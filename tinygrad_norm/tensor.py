@@ -1,0 +1,652 @@
+"""Tensor: a NumPy array that remembers how it was made, so gradients can flow back.
+
+A Tensor holds `.data` (an `np.ndarray`), `.requires_grad`, `.grad` and `.grad_fn` (the node
+that made it, None for a leaf). Every operator and method below is a one-line call into the
+ops: primitives in `ops/elementwise.py`, `reduce.py`, `movement.py`, `linalg.py`, and the
+operations composed from them in `ops/composite.py`.
+
+>>> import tinygrad_norm as tg
+>>> x = tg.tensor([[0.2, 0.1]], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y
+tensor(0.0500, grad_fn=<SumBackward>)
+>>> y.backward()
+>>> x.grad
+tensor([[0.4000, 0.2000]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .autograd import engine
+from .autograd.grad_mode import is_grad_enabled
+from .ops import composite as C
+from .ops.elementwise import (
+    Abs,
+    Add,
+    Cast,
+    Div,
+    Erf,
+    Exp,
+    Log,
+    Mul,
+    Neg,
+    Pow,
+    Relu,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
+)
+from .ops.movement import Clone, GetItem
+from .printing import format_tensor
+
+
+class Tensor:
+    """An n-dimensional array with reverse-mode automatic differentiation.
+
+    `Tensor(data, requires_grad=False, dtype=None, name=None)`: `data` is a number, a nested
+    list, an `np.ndarray` or a Tensor (copied). Python floats become the default dtype
+    (float32); arrays keep their dtype; integers stay int64 and bools bool; `dtype` overrides.
+    """
+
+    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
+    __array_priority__ = 1000  # `ndarray + Tensor` calls Tensor.__radd__
+
+    def __init__(self, data, requires_grad=False, dtype=None, name=None):
+        self.data = _to_array(data, dtype)
+        self.grad = None
+        self.grad_fn = None
+        self.name = name
+        self._hooks = []
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
+        """The fast path the ops use: wrap an array without copying or checking it."""
+        t = object.__new__(cls)
+        t.data, t.grad, t.requires_grad, t.grad_fn, t.name, t._hooks = (
+            data,
+            None,
+            requires_grad,
+            grad_fn,
+            None,
+            [],
+        )
+        return t
+
+    # --- what it is ----------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def size(self, dim=None):
+        """The shape as a tuple, or the size of one dimension."""
+        return self.data.shape if dim is None else self.data.shape[dim]
+
+    def numel(self) -> int:
+        return self.data.size
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def T(self) -> Tensor:
+        return C.permute(self, tuple(reversed(range(self.ndim))))
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        return format_tensor(self)
+
+    __hash__ = object.__hash__  # `==` is elementwise, so hashing is by identity, as in PyTorch
+
+    # --- conversion ----------------------------------------------------------------------------
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(
+                f"item: only a tensor with one element can be converted to a Python "
+                f"number, this one has shape {self.shape}"
+            )
+        return self.data.item()
+
+    def numpy(self) -> np.ndarray:
+        return self.data
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
+    def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise RuntimeError(
+                f"the truth value of a tensor with {self.data.size} elements is "
+                "ambiguous; use .any() or .all()"
+            )
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+            raise TypeError(
+                f"only a one-element integer tensor can be used as an index, got "
+                f"shape {self.shape} of {self.dtype}"
+            )
+        return int(self.data.item())
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the graph: no grad_fn, never requires grad."""
+        return Tensor._make(self.data)
+
+    def clone(self) -> Tensor:
+        return Clone.apply(self)
+
+    def contiguous(self) -> Tensor:
+        return self
+
+    def to(self, dtype=None, *args, **kwargs) -> Tensor:
+        """Convert to `dtype` (differentiably); a device such as "cpu" is accepted and ignored."""
+        if dtype is None or isinstance(dtype, str) and dtype.startswith("cpu"):
+            return self
+        dtype = np.dtype(dtype)
+        return self if dtype == self.dtype else Cast.apply(self, dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other.dtype)
+
+    # --- autograd ------------------------------------------------------------------------------
+    def requires_grad_(self, requires_grad=True) -> Tensor:
+        if requires_grad and self.data.dtype.kind != "f":
+            raise RuntimeError(
+                f"requires_grad: only floating-point tensors can require "
+                f"gradients, this one is {self.data.dtype}; create it with "
+                "dtype=tg.float32 (or call .float() first)"
+            )
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError("requires_grad_(False): this tensor is not a leaf; use .detach()")
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def backward(self, gradient=None, retain_graph=False, create_graph=False) -> None:
+        """Add d(self)/d(leaf) into `.grad` of every leaf that requires grad.
+
+        A tensor with more than one element needs `gradient` (the vector in the
+        vector-Jacobian product). The graph's saved values are freed afterwards unless
+        `retain_graph=True`; `create_graph=True` records the backward pass for higher order.
+        """
+        gradient = self._initial_gradient("backward", gradient)
+        engine.run_backward(
+            [self], [gradient], retain_graph=retain_graph or create_graph, create_graph=create_graph
+        )
+
+    def backward_steps(self, gradient=None):
+        """The backward pass one node at a time: see `tg.backprop_steps`."""
+        gradient = self._initial_gradient("backward_steps", gradient)
+        return engine.backward_steps([self], [gradient])
+
+    def _initial_gradient(self, op: str, gradient) -> Tensor:
+        if not self.requires_grad:
+            raise RuntimeError(
+                f"{op}: this tensor does not require grad and has no grad_fn, so "
+                "there is nothing to differentiate; create the leaves with "
+                "requires_grad=True (and check no_grad() was not on)"
+            )
+        if gradient is None:
+            if self.data.size != 1:
+                raise RuntimeError(
+                    f"{op}: gradient can only be implied for a tensor with one "
+                    f"element, this one has shape {self.shape}; reduce it first "
+                    "(e.g. y.sum().backward()) or pass gradient= of that shape"
+                )
+            return Tensor._make(np.ones_like(self.data))
+        gradient = C.as_tensor(gradient, self)
+        if gradient.shape != self.shape:
+            raise RuntimeError(
+                f"{op}: gradient has shape {gradient.shape} but the tensor has "
+                f"shape {self.shape}; they must be equal"
+            )
+        return gradient
+
+    def retain_grad(self) -> None:
+        """Keep `.grad` for this non-leaf tensor too after backward (leaves always keep it)."""
+        if self.grad_fn is not None:
+            import weakref
+
+            self.grad_fn.retained = weakref.ref(self)
+
+    def register_hook(self, hook) -> _HookHandle:
+        """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor
+        replaces the gradient. Returns a handle whose `.remove()` unregisters it."""
+        if not self.requires_grad:
+            raise RuntimeError(
+                "register_hook: this tensor does not require grad, so no gradient "
+                "will ever reach the hook"
+            )
+        hooks = self._hooks if self.grad_fn is None else self.grad_fn.hooks
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
+    # --- operators -----------------------------------------------------------------------------
+    def _binary(self, op, other, reverse=False) -> Tensor:
+        other = C.as_tensor(other, self)
+        if self.data.dtype.kind not in "fc" and other.data.dtype.kind == "f" and other.ndim == 0:
+            self_ = self.to(other.dtype)
+        else:
+            self_ = self
+        a, b = (other, self_) if reverse else (self_, other)
+        try:
+            return op.apply(a, b)
+        except ValueError:
+            try:
+                np.broadcast_shapes(a.shape, b.shape)
+            except ValueError:
+                raise ValueError(
+                    f"{op.__name__.lower()}: shapes {a.shape} and {b.shape} cannot "
+                    "be broadcast together: aligned from the right, each pair of "
+                    "sizes must be equal or one of them 1; reshape or unsqueeze "
+                    "one side"
+                ) from None
+            raise
+
+    def __add__(self, other):
+        return self._binary(Add, other)
+
+    def __radd__(self, other):
+        return self._binary(Add, other, reverse=True)
+
+    def __sub__(self, other):
+        return self._binary(Sub, other)
+
+    def __rsub__(self, other):
+        return self._binary(Sub, other, reverse=True)
+
+    def __mul__(self, other):
+        return self._binary(Mul, other)
+
+    def __rmul__(self, other):
+        return self._binary(Mul, other, reverse=True)
+
+    def __truediv__(self, other):
+        return self._binary(Div, other)
+
+    def __rtruediv__(self, other):
+        return self._binary(Div, other, reverse=True)
+
+    def __pow__(self, other):
+        return self._binary(Pow, other)
+
+    def __rpow__(self, other):
+        return self._binary(Pow, other, reverse=True)
+
+    def __matmul__(self, other):
+        return C.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return C.matmul(other, self)
+
+    def __neg__(self):
+        return Neg.apply(self)
+
+    def __abs__(self):
+        return Abs.apply(self)
+
+    # Comparisons give bool tensors and are never differentiable.
+    def _compare(self, ufunc, other) -> Tensor:
+        other = other.data if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(ufunc(self.data, other)))
+
+    def __lt__(self, other):
+        return self._compare(np.less, other)
+
+    def __le__(self, other):
+        return self._compare(np.less_equal, other)
+
+    def __gt__(self, other):
+        return self._compare(np.greater, other)
+
+    def __ge__(self, other):
+        return self._compare(np.greater_equal, other)
+
+    def __eq__(self, other):
+        return self._compare(np.equal, other)
+
+    def __ne__(self, other):
+        return self._compare(np.not_equal, other)
+
+    def __invert__(self):
+        return Tensor._make(np.invert(self.data))
+
+    def __and__(self, other):
+        return self._compare(np.bitwise_and, other)
+
+    def __or__(self, other):
+        return self._compare(np.bitwise_or, other)
+
+    def all(self, dim=None) -> Tensor:
+        return Tensor._make(np.asarray(np.all(self.data, axis=dim)))
+
+    def any(self, dim=None) -> Tensor:
+        return Tensor._make(np.asarray(np.any(self.data, axis=dim)))
+
+    # --- indexing ------------------------------------------------------------------------------
+    def __getitem__(self, index) -> Tensor:
+        index = _normalize_index(index)
+        try:
+            return GetItem.apply(self, index=index)
+        except IndexError as error:
+            raise IndexError(
+                f"index: {error} (indexing a tensor of shape {self.shape} with "
+                f"{_describe_index(index)})"
+            ) from None
+
+    def __setitem__(self, index, value) -> None:
+        """Write into the data in place (not recorded: not for tensors in a graph)."""
+        if self.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                "setitem: writing into a tensor that requires grad is not "
+                "recorded for backward; build a new tensor with tg.where or "
+                "masked_fill, or write inside tg.no_grad()"
+            )
+        self.data[_normalize_index(index)] = value.data if isinstance(value, Tensor) else value
+
+    # --- elementwise math ----------------------------------------------------------------------
+    def exp(self):
+        return Exp.apply(self)
+
+    def log(self):
+        return Log.apply(self)
+
+    def sqrt(self):
+        return Sqrt.apply(self)
+
+    def rsqrt(self):
+        return 1 / Sqrt.apply(self)
+
+    def pow(self, exponent):
+        return self._binary(Pow, exponent)
+
+    def tanh(self):
+        return Tanh.apply(self)
+
+    def sigmoid(self):
+        return Sigmoid.apply(self)
+
+    def relu(self):
+        return Relu.apply(self)
+
+    def erf(self):
+        return Erf.apply(self)
+
+    def abs(self):
+        return Abs.apply(self)
+
+    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+        return C.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return C.maximum(self, other)
+
+    def minimum(self, other):
+        return C.minimum(self, other)
+
+    def masked_fill(self, mask, value):
+        return C.masked_fill(self, mask, value)
+
+    def tril(self, diagonal=0):
+        return C.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return C.triu(self, diagonal)
+
+    def matmul(self, other):
+        return C.matmul(self, other)
+
+    # --- reductions (dim: int, tuple or list; keepdims is PyTorch's alias of keepdim) ----------
+    def sum(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.sum(self, dim, _keep(keepdim, keepdims))
+
+    def mean(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.mean(self, dim, _keep(keepdim, keepdims))
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
+        return C.var(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
+        return C.std(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+
+    def max(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.max(self, dim, _keep(keepdim, keepdims))
+
+    def min(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.min(self, dim, _keep(keepdim, keepdims))
+
+    def amax(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.amax(self, dim, _keep(keepdim, keepdims))
+
+    def amin(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.amin(self, dim, _keep(keepdim, keepdims))
+
+    def argmax(self, dim=None, keepdim=False):
+        return C.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return C.argmin(self, dim, keepdim)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        return C.norm(self, p, dim, keepdim)
+
+    def softmax(self, dim):
+        return C.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return C.log_softmax(self, dim)
+
+    # --- shape ---------------------------------------------------------------------------------
+    def reshape(self, *shape):
+        return C.reshape(self, *shape)
+
+    view = reshape
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return C.flatten(self, start_dim, end_dim)
+
+    def permute(self, *dims):
+        return C.permute(self, *dims)
+
+    def transpose(self, dim0, dim1):
+        return C.transpose(self, dim0, dim1)
+
+    swapaxes = transpose
+
+    def squeeze(self, dim=None):
+        return C.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return C.unsqueeze(self, dim)
+
+    def expand(self, *sizes):
+        return C.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return C.expand(self, other.shape)
+
+    def repeat(self, *sizes):
+        return C.repeat(self, *sizes)
+
+    def split(self, split_size_or_sections, dim=0):
+        return C.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return C.chunk(self, chunks, dim)
+
+    # --- in place, on the data (initialisation; never recorded) --------------------------------
+    def uniform_(self, a=0.0, b=1.0) -> Tensor:
+        """Fill with values drawn uniformly from [a, b) by the global generator."""
+        from .random import generator
+
+        self.data[...] = generator().uniform(a, b, self.shape)
+        return self
+
+    uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
+
+    def normal_(self, mean=0.0, std=1.0) -> Tensor:
+        from .random import generator
+
+        self.data[...] = generator().normal(mean, std, self.shape)
+        return self
+
+    def fill_(self, value) -> Tensor:
+        self.data[...] = value
+        return self
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    # --- creation, giagrad / PyTorch style (Tensor.empty(2, 3).uniform()) ----------------------
+    @staticmethod
+    def empty(*size, dtype=None, requires_grad=False):
+        from .creation import empty
+
+        return empty(*size, dtype=dtype, requires_grad=requires_grad)
+
+    @staticmethod
+    def zeros(*size, dtype=None, requires_grad=False):
+        from .creation import zeros
+
+        return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+    @staticmethod
+    def ones(*size, dtype=None, requires_grad=False):
+        from .creation import ones
+
+        return ones(*size, dtype=dtype, requires_grad=requires_grad)
+
+    @staticmethod
+    def randn(*size, dtype=None, requires_grad=False):
+        from .creation import randn
+
+        return randn(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+class _HookHandle:
+    """What `register_hook` returns: `.remove()` takes the hook away again."""
+
+    def __init__(self, hooks: list, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _keep(keepdim, keepdims) -> bool:
+    return keepdim if keepdims is None else keepdims
+
+
+def _to_array(data, dtype) -> np.ndarray:
+    """The array a new Tensor holds, following the dtype rules (copied, never shared)."""
+    if isinstance(data, Tensor):
+        array = np.array(data.data)
+    elif isinstance(data, np.ndarray):
+        array = np.array(data)
+    else:
+        array = np.array(_unwrap(data))
+        if array.dtype == np.float64 and not _has_typed_leaf(data):
+            array = array.astype(dtypes.get_default_dtype())
+        elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
+            array = array.astype(np.int64)
+    if array.dtype == object:
+        raise TypeError(
+            f"Tensor: cannot make a tensor from {type(data).__name__} data; give a "
+            "number, a nested list of numbers of equal lengths, or an np.ndarray"
+        )
+    return array if dtype is None else array.astype(dtype)
+
+
+def _unwrap(data):
+    """Nested lists may hold Tensors (e.g. `tg.tensor([t0, t1])`): use their arrays."""
+    if isinstance(data, Tensor):
+        return data.data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(d) for d in data]
+    return data
+
+
+def _has_typed_leaf(data) -> bool:
+    """Does nested `data` start with a Tensor or NumPy value (whose dtype should be kept)?"""
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return isinstance(data, (Tensor, np.ndarray, np.generic))
+
+
+def _normalize_index(index) -> tuple:
+    """An index as a tuple NumPy understands: Tensors and lists become arrays."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    out = []
+    for i in index:
+        if isinstance(i, Tensor):
+            i = i.data.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.data
+        elif isinstance(i, list):
+            i = np.asarray(i)
+        out.append(i)
+    return tuple(out)
+
+
+def _describe_index(index: tuple) -> str:
+    return (
+        "["
+        + ", ".join(f"array{i.shape}" if isinstance(i, np.ndarray) else repr(i) for i in index)
+        + "]"
+    )
