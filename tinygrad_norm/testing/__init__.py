@@ -1,0 +1,1 @@
+"""Helpers for testing tinygrad_norm (and for checking it from the command line)."""
