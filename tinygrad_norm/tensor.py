@@ -277,11 +277,7 @@ class Tensor:
 
     # --- operators -----------------------------------------------------------------------------
     def _binary(self, op, other, reverse=False) -> Tensor:
-        other = C.as_tensor(other, self)
-        if self.data.dtype.kind not in "fc" and other.data.dtype.kind == "f" and other.ndim == 0:
-            self_ = self.to(other.dtype)
-        else:
-            self_ = self
+        self_, other = _promote(self, C.as_tensor(other, self))
         a, b = (other, self_) if reverse else (self_, other)
         try:
             return op.apply(a, b)
@@ -588,6 +584,26 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
+
+
+def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """The two operands of a binary op, converted to the dtype PyTorch gives the result.
+
+    NumPy would make int64 with float32 float64, and let a 0-d float64 tensor turn a float32
+    one into float64. PyTorch ranks the kinds bool < integer < floating: the operand of the
+    lower kind takes the other's dtype, whatever its shape (`arange(3) * x` stays float32);
+    of the same kind, a 0-d tensor takes the dtype of one with dimensions. Otherwise NumPy's
+    rule stands (float32 with float64 is float64).
+    """
+    rank_a, rank_b = _KIND_RANK[a.data.dtype.kind], _KIND_RANK[b.data.dtype.kind]
+    if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
+        return a.to(b.dtype), b
+    if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
+        return a, b.to(a.dtype)
+    return a, b
 
 
 def _keep(keepdim, keepdims) -> bool:

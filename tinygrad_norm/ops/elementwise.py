@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..autograd.engine import Function
+from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
 
 
@@ -85,6 +86,9 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        if a.dtype.kind in "biu" and b.dtype.kind in "biu":
+            # NOTE: integers divide into the default float dtype, as in PyTorch (NumPy: float64).
+            return (a / b).astype(get_default_dtype())
         return a / b
 
     @staticmethod
