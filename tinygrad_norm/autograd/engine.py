@@ -371,7 +371,8 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 pending[id(edge)] = pending.get(id(edge), 0) + 1
                 leaves[id(edge)] = edge
     for root in roots:
-        if root.grad_fn is None and pending[id(root)] == 0:
+        # A leaf given twice as a root received both seeds above and is delivered once.
+        if root.grad_fn is None and pending[id(root)] == 0 and id(root) in grads:
             _deliver_to_leaf(root, grads.pop(id(root)), capture, create_graph)
 
     for index, node in enumerate(order):
