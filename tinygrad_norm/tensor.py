@@ -254,7 +254,7 @@ class Tensor:
                 f"{op}: gradient has shape {gradient.shape} but the tensor has "
                 f"shape {self.shape}; they must be equal"
             )
-        return gradient
+        return gradient if gradient.dtype == self.dtype else gradient.to(self.dtype)
 
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf tensor too after backward (leaves always keep it)."""
