@@ -280,9 +280,9 @@ def matmul(a, b):
     try:
         out = MatMul.apply(a, b)
     except ValueError:
-        raise ValueError(
-            f"matmul: the batch shapes {a.shape[:-2]} and {b.shape[:-2]} cannot be "
-            "broadcast together"
+        raise ValueError(  # only reached with two matrices or batches: no vector was promoted
+            f"matmul: cannot multiply shapes {a.shape} and {b.shape}: their batch shapes "
+            f"{a.shape[:-2]} and {b.shape[:-2]} cannot be broadcast together"
         ) from None
     if vector_a:
         out = out.squeeze(-2)
