@@ -618,8 +618,8 @@ def _to_array(data, dtype) -> np.ndarray:
         array = np.array(data)
     else:
         array = np.array(_unwrap(data))
-        if array.dtype == np.float64 and not _has_typed_leaf(data):
-            array = array.astype(dtypes.get_default_dtype())
+        if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
+            array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
         elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
             array = array.astype(np.int64)
     if array.dtype == object:
