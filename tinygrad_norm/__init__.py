@@ -87,6 +87,7 @@ from .functions import (
     var,
     where,
 )
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .io import load, save
 from .printing import set_printoptions
 from .random import manual_seed

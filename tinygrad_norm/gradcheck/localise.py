@@ -1,0 +1,112 @@
+"""Which op is wrong? Check every node of the graph on its own.
+
+When a composed function fails gradcheck, the error could sit in any of its ops. Each node of
+the graph remembers its Function, its arguments and the Context its forward filled, so each can
+be checked alone: replay its forward on the same arrays, nudging one element of one input at a
+time, and compare the change of vᵀ·out (for a random v) with the node's own backward applied to
+v. The first node, in forward order, whose backward disagrees is the one to fix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.engine import Context, topological_sort
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..random import get_rng_state, set_rng_state
+from .numerical import compare, finite_differences, kinks, within_slopes
+from .report import Culprit
+
+
+def first_wrong_op(fn, leaves: tuple, outputs_of_fn, rng_state, eps, atol, rtol):
+    """The `Culprit`: the first node of fn's graph whose own backward is wrong, or None.
+
+    `outputs_of_fn(value)` turns what fn returned into a list of Tensors. The graph is built
+    afresh (at the random state every evaluation uses) and never released, so each node still
+    holds what its forward saved.
+    """
+    set_rng_state(rng_state)
+    with enable_grad():
+        outputs = outputs_of_fn(fn(*leaves))
+    roots = [out.grad_fn for out in outputs if out.grad_fn is not None]
+    forward_order = topological_sort(roots)[::-1]  # every node after the nodes it reads
+    produced = _node_outputs(forward_order, outputs)
+    rng = np.random.default_rng(0)  # local: the global generator is not touched
+    for node in forward_order:
+        found = check_node(node, produced.get(id(node)), rng, rng_state, eps, atol, rtol)
+        if found is not None:
+            return found
+    return None
+
+
+def _node_outputs(nodes: list, outputs: list) -> dict:
+    """id(node) -> the array the node produced (read from the tensors that hold it)."""
+    produced = {id(t.grad_fn): t.data for t in outputs if t.grad_fn is not None}
+    for node in nodes:
+        for t in node.inputs or ():
+            if t.grad_fn is not None:
+                produced.setdefault(id(t.grad_fn), t.data)
+    return produced
+
+
+def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
+    """Compare one node's backward with central differences of its own forward.
+
+    The scalar vᵀ·forward(inputs) has gradient backward(v) with respect to each input; both
+    sides are computed for one random v. Only float64 inputs that need a gradient are checked.
+    """
+    from ..tensor import Tensor
+
+    tensor_positions = [p for p, a in enumerate(node.args) if isinstance(a, Tensor)]
+    checked = [
+        (slot, p)
+        for slot, p in enumerate(tensor_positions)
+        if node.needs_input_grad[p] and node.args[p].dtype == np.float64
+    ]
+    if not checked or recorded is None or recorded.dtype != np.float64:
+        return None
+    arrays = [np.array(a.data) if isinstance(a, Tensor) else a for a in node.args]
+
+    def replay() -> np.ndarray:
+        set_rng_state(rng_state)
+        ctx = Context(node.fn, node.needs_input_grad)
+        return np.array(node.fn.forward(ctx, *arrays, **node.kwargs), dtype=np.float64)
+
+    reproduced = np.array_equal(replay(), recorded, equal_nan=True)
+    draws_random = get_rng_state() != rng_state
+    ctx = node
+    if draws_random or not reproduced:
+        # The forward draws random numbers (dropout), so the node's saved mask need not be what
+        # `replay` draws (even when the outputs agree: a mask can differ where the input is 0).
+        # Run the op once more at the state `replay` uses, so forward and backward agree.
+        set_rng_state(rng_state)
+        fresh = [
+            Tensor._make(a.copy(), requires_grad=node.needs_input_grad[p])
+            if p in tensor_positions
+            else a
+            for p, a in enumerate(arrays)
+        ]
+        with enable_grad():
+            ctx = node.fn.apply(*fresh, **node.kwargs).grad_fn
+        if ctx is None:
+            return None
+    v = rng.standard_normal(recorded.shape)
+    with no_grad():
+        grads = ctx.run_backward(Tensor._make(v))
+
+    def v_dot_out() -> np.ndarray:
+        return np.array([np.sum(v * replay())])
+
+    for slot, p in checked:
+        x = arrays[p]
+        g = grads[slot]
+        analytic = np.zeros((1, x.size)) if g is None else g.data.reshape(1, -1)
+        fd = finite_differences(v_dot_out, x, eps)
+        result = compare(fd.central, analytic, atol, rtol)
+        excused = kinks(v_dot_out, x, fd, eps, atol, rtol) & within_slopes(analytic, fd, atol, rtol)
+        wrong = result.failing & ~excused
+        if wrong.any():
+            j = int(np.argmax(np.where(wrong, result.badness, -np.inf)[0]))
+            element = tuple(int(i) for i in np.unravel_index(j, x.shape))
+            return Culprit(node.name, slot, element, fd.central[0, j], analytic[0, j])
+    return None
