@@ -1,0 +1,30 @@
+"""The command line: `python -m tinygrad_norm <command> --help`.
+
+Each command is a module here with `add_arguments(parser)` and `run(args) -> exit code`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import gradcheck
+
+COMMANDS = {
+    "gradcheck": gradcheck,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tinygrad_norm",
+        description="tinygrad_norm: a small autograd framework on NumPy, written to be read.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        sub = commands.add_parser(name, help=module.HELP, description=module.__doc__)
+        module.add_arguments(sub)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return COMMANDS[args.command].run(args)
