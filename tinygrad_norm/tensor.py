@@ -40,6 +40,8 @@ from .ops.elementwise import (
     Sub,
     Tanh,
 )
+from .ops.fused.softmax import log_softmax as fused_log_softmax
+from .ops.fused.softmax import softmax as fused_softmax
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
 
@@ -483,10 +485,10 @@ class Tensor:
         return C.norm(self, p, dim, keepdim)
 
     def softmax(self, dim):
-        return C.softmax(self, dim)
+        return fused_softmax(self, dim)
 
     def log_softmax(self, dim):
-        return C.log_softmax(self, dim)
+        return fused_log_softmax(self, dim)
 
     # --- shape ---------------------------------------------------------------------------------
     def reshape(self, *shape):

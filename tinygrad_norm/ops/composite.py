@@ -168,9 +168,12 @@ def norm(x, p=2, dim=None, keepdim=False):
     return Sum.apply(x.abs() ** p, dims, keepdim) ** (1.0 / p)
 
 
-# --- softmax ------------------------------------------------------------------------------------
-def softmax(x, dim):
+# --- softmax, composed (Tensor.softmax uses the fused op in ops/fused/softmax.py) ----------------
+def softmax_composed(x, dim):
     """softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), with m = max_j x_j.
+
+    Five nodes (Sub, Exp, Sum, Div and their gradients derived by autograd); the fused
+    `Softmax` does the same in one node, and the tests check that both agree.
 
     Subtracting the maximum changes nothing mathematically (it cancels) but keeps exp from
     overflowing; m is treated as a constant, since its gradient contributions cancel too.
@@ -181,8 +184,11 @@ def softmax(x, dim):
     return e / Sum.apply(e, (axis,) if x.ndim else None, True)
 
 
-def log_softmax(x, dim):
-    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)): no exp of a large number."""
+def log_softmax_composed(x, dim):
+    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)): no exp of a large number.
+
+    Composed from primitives; `Tensor.log_softmax` uses the fused `LogSoftmax`.
+    """
     (axis,) = normalize_dims("log_softmax", dim, x.ndim) or (0,)
     shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.ndim else x - x.data
     return shifted - Sum.apply(shifted.exp(), (axis,) if x.ndim else None, True).log()
