@@ -1,0 +1,310 @@
+"""The fused operations (ops/fused/): each equals the same computation composed from primitives
+(values, gradients and second derivatives, float64), passes gradcheck and gradgradcheck, and
+stays finite on huge and infinite logits where the mathematics is finite."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+from tinygrad_norm.ops import composite as C
+from tinygrad_norm.ops import fused
+
+RTOL, ATOL = 1e-12, 1e-13
+
+
+def leaf(shape, seed=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    return tg.tensor(rng.standard_normal(shape) * scale, requires_grad=True)
+
+
+def probabilities(shape, seed=0):
+    p = np.random.default_rng(seed).uniform(0.1, 1.0, shape)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+# --- compositions from primitives: the same maths, derived by autograd ---------------------------
+def layer_norm_composed(x, weight, bias, n_axes, eps):
+    dims = tuple(range(x.ndim - n_axes, x.ndim))
+    mean = x.mean(dim=dims, keepdim=True)
+    var = x.var(dim=dims, unbiased=False, keepdim=True)
+    y = (x - mean) / (var + eps).sqrt()
+    y = y if weight is None else y * weight
+    return y if bias is None else y + bias
+
+
+def gelu_composed(x, approximate="none"):
+    if approximate == "tanh":
+        u = (x + 0.044715 * x * x * x) * math.sqrt(2 / math.pi)
+        return 0.5 * x * (1 + u.tanh())
+    return x * 0.5 * (1 + (x / math.sqrt(2)).erf())
+
+
+def cross_entropy_composed(x, target, weight=None, reduction="mean", ignore_index=-100, eps=0.0):
+    """PyTorch's own recipe (LossNLL.cpp), written with primitives and composed log_softmax:
+    (1 - eps) * nll_loss(logp) + eps / C * smooth_loss, each reduced with its denominator."""
+    n_classes = x.shape[1]
+    logp = C.log_softmax_composed(x, 1)
+    class_shape = (1, n_classes) + (1,) * (x.ndim - 2)
+    w = np.ones(n_classes) if weight is None else weight
+    if target.dtype.kind == "f":
+        q = target * (1 - eps) + eps / n_classes
+        losses = -(logp * q * tg.tensor(w.reshape(class_shape))).sum(dim=1)
+        if reduction == "none":
+            return losses
+        return losses.sum() if reduction == "sum" else losses.sum() / (x.numel() / n_classes)
+    t = target.data
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    onehot = np.expand_dims(safe, 1) == np.arange(n_classes).reshape(class_shape)
+    w_t = np.where(valid, w[safe], 0.0)
+    nll = -(logp * tg.tensor(onehot * np.expand_dims(w_t, 1))).sum(dim=1)
+    smooth = -(logp * tg.tensor(w.reshape(class_shape))).sum(dim=1) * tg.tensor(valid * 1.0)
+    if reduction == "none":
+        return nll * (1 - eps) + smooth * (eps / n_classes)
+    if reduction == "sum":
+        return nll.sum() * (1 - eps) + smooth.sum() * (eps / n_classes)
+    return nll.sum() / w_t.sum() * (1 - eps) + smooth.sum() / w_t.sum() * (eps / n_classes)
+
+
+def assert_same(fused_fn, composed_fn, inputs, seed=1):
+    """Same values, same gradients, and same second derivatives (gradient of a random
+    projection of the gradient, through create_graph)."""
+    out_f, out_c = fused_fn(*inputs), composed_fn(*inputs)
+    np.testing.assert_allclose(out_f.data, out_c.data, rtol=RTOL, atol=ATOL)
+    rng = np.random.default_rng(seed)
+    weight = tg.tensor(rng.standard_normal(out_f.shape))
+    wants = [x for x in inputs if x.requires_grad]
+    grads_f = tg.autograd.grad((out_f * weight).sum(), wants, create_graph=True)
+    grads_c = tg.autograd.grad((out_c * weight).sum(), wants, create_graph=True)
+    for g_f, g_c in zip(grads_f, grads_c):
+        np.testing.assert_allclose(g_f.data, g_c.data, rtol=RTOL, atol=ATOL)
+    directions = [tg.tensor(rng.standard_normal(g.shape)) for g in grads_f]
+    for h_f, h_c in zip(second(grads_f, directions, wants), second(grads_c, directions, wants)):
+        np.testing.assert_allclose(h_f, h_c, rtol=1e-10, atol=1e-12)
+
+
+def second(grads, directions, wants):
+    """d/dx of sum(grad * direction): one Hessian-vector product per input (zeros where the
+    gradient does not depend on that input, e.g. the bias of layer_norm)."""
+    projected = sum((g * d).sum() for g, d in zip(grads, directions))
+    if not projected.requires_grad:  # the gradient is constant: every Hessian is zero
+        return [np.zeros(x.shape) for x in wants]
+    hvps = tg.autograd.grad(projected, wants, allow_unused=True)
+    return [np.zeros(x.shape) if h is None else h.data for h, x in zip(hvps, wants)]
+
+
+# --- the cases: (name, fused fn, composed fn, inputs) --------------------------------------------
+def _ce(target, label_smoothing=0.0, **kw):
+    fused_fn = lambda x: fused.cross_entropy(x, target, label_smoothing=label_smoothing, **kw)
+    composed_fn = lambda x: cross_entropy_composed(x, target, eps=label_smoothing, **kw)
+    return fused_fn, composed_fn
+
+
+_TARGET = tg.tensor([0, 3, -100, 2, 3])
+_TARGET_ND = tg.tensor([[0, 2, 1], [-1, 1, 1]])
+_CLASS_WEIGHT = np.array([0.5, 2.0, 1.0, 1.5])
+
+CASES = [
+    ("softmax_last", lambda x: fused.softmax(x, -1), lambda x: C.softmax_composed(x, -1),
+     lambda: (leaf((3, 5)),)),
+    ("softmax_dim0_3d", lambda x: fused.softmax(x, 0), lambda x: C.softmax_composed(x, 0),
+     lambda: (leaf((3, 2, 4)),)),
+    ("softmax_0d", lambda x: fused.softmax(x, 0), lambda x: C.softmax_composed(x, 0),
+     lambda: (leaf(()),)),
+    ("log_softmax_last", lambda x: fused.log_softmax(x, -1),
+     lambda x: C.log_softmax_composed(x, -1), lambda: (leaf((3, 5)),)),
+    ("log_softmax_dim1_3d", lambda x: fused.log_softmax(x, 1),
+     lambda x: C.log_softmax_composed(x, 1), lambda: (leaf((2, 4, 3)),)),
+    ("layer_norm_plain", lambda x: fused.layer_norm(x, None, None, 1, 1e-5),
+     lambda x: layer_norm_composed(x, None, None, 1, 1e-5), lambda: (leaf((4, 6)),)),
+    ("layer_norm_affine", lambda x, w, b: fused.layer_norm(x, w, b, 1, 1e-5),
+     lambda x, w, b: layer_norm_composed(x, w, b, 1, 1e-5),
+     lambda: (leaf((2, 3, 5)), leaf((5,), 1), leaf((5,), 2))),
+    ("layer_norm_two_axes", lambda x, w, b: fused.layer_norm(x, w, b, 2, 1e-5),
+     lambda x, w, b: layer_norm_composed(x, w, b, 2, 1e-5),
+     lambda: (leaf((2, 3, 4)), leaf((3, 4), 1), leaf((3, 4), 2))),
+    ("layer_norm_three_axes", lambda x, w, b: fused.layer_norm(x, w, b, 3, 1e-3),
+     lambda x, w, b: layer_norm_composed(x, w, b, 3, 1e-3),
+     lambda: (leaf((2, 2, 3, 2)), leaf((2, 3, 2), 1), leaf((2, 3, 2), 2))),
+    ("layer_norm_all_axes", lambda x, w: fused.layer_norm(x, w, None, 2, 1e-5),
+     lambda x, w: layer_norm_composed(x, w, None, 2, 1e-5),
+     lambda: (leaf((3, 4)), leaf((3, 4), 1))),
+    ("layer_norm_broadcast_weight", lambda x, w, b: fused.layer_norm(x, w, b, 2, 1e-5),
+     lambda x, w, b: layer_norm_composed(x, w, b, 2, 1e-5),
+     lambda: (leaf((2, 3, 4)), leaf((4,), 1), leaf((3, 1), 2))),
+    ("gelu", lambda x: fused.gelu(x), gelu_composed, lambda: (leaf((3, 4), scale=2.0),)),
+    ("gelu_tanh", lambda x: fused.gelu(x, "tanh"), lambda x: gelu_composed(x, "tanh"),
+     lambda: (leaf((3, 4), scale=2.0),)),
+    ("cross_entropy_mean", *_ce(_TARGET), lambda: (leaf((5, 4)),)),
+    ("cross_entropy_sum", *_ce(_TARGET, reduction="sum"), lambda: (leaf((5, 4)),)),
+    ("cross_entropy_none", *_ce(_TARGET, reduction="none"), lambda: (leaf((5, 4)),)),
+    ("cross_entropy_smoothing", *_ce(_TARGET, label_smoothing=0.2), lambda: (leaf((5, 4)),)),
+    ("cross_entropy_weight_smoothing",
+     *_ce(_TARGET, weight=_CLASS_WEIGHT, label_smoothing=0.3), lambda: (leaf((5, 4)),)),
+    ("cross_entropy_weight_none",
+     *_ce(_TARGET, weight=_CLASS_WEIGHT, reduction="none", label_smoothing=0.1),
+     lambda: (leaf((5, 4)),)),
+    ("cross_entropy_nd_ignore_index", *_ce(_TARGET_ND, ignore_index=-1, label_smoothing=0.1),
+     lambda: (leaf((2, 3, 3)),)),
+    ("cross_entropy_probabilities",
+     lambda x, p: fused.cross_entropy(x, p, label_smoothing=0.25),
+     lambda x, p: cross_entropy_composed(x, p, eps=0.25),
+     lambda: (leaf((3, 4)), tg.tensor(probabilities((3, 4)), requires_grad=True))),
+    ("cross_entropy_probabilities_nd_weight",
+     lambda x, p: fused.cross_entropy(x, p, tg.tensor(_CLASS_WEIGHT), reduction="sum"),
+     lambda x, p: cross_entropy_composed(x, p, _CLASS_WEIGHT, reduction="sum"),
+     lambda: (leaf((2, 4, 3)), tg.tensor(probabilities((2, 4, 3)), requires_grad=True))),
+]  # fmt: skip
+IDS = [c[0] for c in CASES]
+
+
+@pytest.mark.parametrize("name, fused_fn, composed_fn, make_inputs", CASES, ids=IDS)
+def test_fused_equals_composed(name, fused_fn, composed_fn, make_inputs):
+    assert_same(fused_fn, composed_fn, make_inputs())
+
+
+@pytest.mark.parametrize("name, fused_fn, composed_fn, make_inputs", CASES, ids=IDS)
+def test_gradcheck(name, fused_fn, composed_fn, make_inputs):
+    assert tg.gradcheck(fused_fn, make_inputs())
+
+
+@pytest.mark.parametrize("name, fused_fn, composed_fn, make_inputs", CASES, ids=IDS)
+def test_gradgradcheck(name, fused_fn, composed_fn, make_inputs):
+    assert tg.gradgradcheck(fused_fn, make_inputs())
+
+
+def test_each_fused_op_is_one_node_with_a_formula():
+    x = leaf((2, 3))
+    outputs = {
+        "SoftmaxBackward": x.softmax(-1),  # Tensor.softmax is the fused op
+        "LogSoftmaxBackward": x.log_softmax(-1),
+        "LayerNormBackward": fused.layer_norm(x),
+        "GeluBackward": fused.gelu(x),
+        "CrossEntropyBackward": fused.cross_entropy(x, tg.tensor([0, 2])),
+        "EmbeddingBackward": fused.Embedding.apply(x, index=np.array([1, 0, 1])),
+    }
+    for name, out in outputs.items():
+        assert out.grad_fn.name == name
+        assert out.grad_fn.edges[0] is x  # one node, straight from the leaf
+        assert "grad" in out.grad_fn.formula
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_its_formula_in_numpy(approximate):
+    x = np.linspace(-6, 6, 49)
+    erf = np.vectorize(math.erf)
+    if approximate == "none":
+        expected = x * 0.5 * (1 + erf(x / math.sqrt(2)))
+    else:
+        expected = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    out = fused.gelu(tg.tensor(x), approximate)
+    np.testing.assert_allclose(out.data, expected, rtol=1e-14, atol=1e-15)
+
+
+def test_layer_norm_fast_path_and_create_graph_path_agree():
+    """Backward uses the arrays saved in forward unless the backward is recorded; both must
+    give the same first derivatives."""
+    x, w, b = leaf((3, 4, 5)), leaf((4, 5), 1), leaf((4, 5), 2)
+    out = fused.layer_norm(x, w, b, 2)
+    g = tg.tensor(np.random.default_rng(3).standard_normal(out.shape))
+    fast = tg.autograd.grad(out, (x, w, b), g, retain_graph=True)
+    recorded = tg.autograd.grad(out, (x, w, b), g, create_graph=True)
+    assert all(r.requires_grad for r in recorded[:2])
+    for f, r in zip(fast, recorded):
+        np.testing.assert_allclose(f.data, r.data, rtol=1e-13, atol=1e-14)
+
+
+def test_float32_stays_float32():
+    x = tg.randn(4, 6, requires_grad=True)
+    w, b = tg.ones(6, requires_grad=True), tg.zeros(6, requires_grad=True)
+    outs = [
+        fused.softmax(x, -1),
+        fused.log_softmax(x, -1),
+        fused.layer_norm(x, w, b),
+        fused.gelu(x),
+        fused.gelu(x, "tanh"),
+        fused.cross_entropy(x, tg.tensor([0, 1, 2, 5]), label_smoothing=0.1),
+    ]
+    for out in outs:
+        assert out.dtype == tg.float32
+        out.sum().backward()
+    assert x.grad.dtype == w.grad.dtype == b.grad.dtype == tg.float32
+
+
+# --- numerical stability -------------------------------------------------------------------------
+def test_huge_logits_give_finite_values_and_gradients():
+    rows = [[1e4, -1e4, 0.0, 1e4 - 1.0], [-1e4, -1e4 + 2, -1e4, -1e4]]
+    x = tg.tensor(rows, dtype=tg.float64, requires_grad=True)
+    y = fused.softmax(x, -1)
+    e = math.exp(-1) / (1 + math.exp(-1))
+    np.testing.assert_allclose(y.data[0], [1 - e, 0, 0, e], rtol=1e-12, atol=0)
+    logp = fused.log_softmax(x, -1)
+    np.testing.assert_allclose(logp.data[0, 1], -2e4 - math.log(1 + math.exp(-1)), rtol=1e-12)
+    loss = fused.cross_entropy(x, tg.tensor([1, 1]), label_smoothing=0.1)
+    (y.sum() + logp[:, 0].sum() + loss).backward()
+    assert np.isfinite(y.data).all() and np.isfinite(logp.data).all()
+    assert np.isfinite(loss.item()) and loss.item() > 1e3  # class 1 of row 0 is very unlikely
+    assert np.isfinite(x.grad.data).all()
+
+
+def test_minus_inf_logits_give_exact_zeros_not_nan():
+    inf = math.inf
+    rows = [[0.0, -inf, math.log(3.0)], [-inf, 2.0, -inf]]
+    x = tg.tensor(rows, dtype=tg.float64, requires_grad=True)
+    y = fused.softmax(x, -1)
+    np.testing.assert_allclose(y.data, [[0.25, 0, 0.75], [0, 1, 0]], rtol=1e-15)
+    logp = fused.log_softmax(x, -1)
+    assert logp.data[0, 1] == -inf and logp.data[1, 1] == 0.0
+    loss = fused.cross_entropy(x, tg.tensor([2, 1]))  # the -inf classes are never the target
+    np.testing.assert_allclose(loss.item(), -math.log(0.75) / 2, rtol=1e-15)
+    g = tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    grad_softmax, grad_log_softmax, grad_loss = (
+        tg.autograd.grad(out, x, grad, retain_graph=True)[0]
+        for out, grad in ((y, g), (logp.masked_fill(logp.data == -inf, 0.0), g), (loss, None))
+    )
+    for grad in (grad_softmax, grad_log_softmax, grad_loss):
+        assert np.isfinite(grad.data).all()
+        assert grad.data[0, 1] == 0.0 and grad.data[1, 0] == 0.0 and grad.data[1, 2] == 0.0
+    # softmax: y * (g - sum(g * y)), row 0: sum(g * y) = 0.25 + 2.25 = 2.5
+    np.testing.assert_allclose(grad_softmax.data[0], [0.25 * -1.5, 0, 0.75 * 0.5], rtol=1e-15)
+    # cross-entropy: (p - onehot) / N
+    np.testing.assert_allclose(grad_loss.data[0], [0.125, 0, -0.125], rtol=1e-15)
+
+
+def test_second_derivatives_stay_finite_with_minus_inf():
+    x = tg.tensor([[0.5, -math.inf, 1.0]], dtype=tg.float64, requires_grad=True)
+    for f in (lambda x: fused.softmax(x, -1)[:, 0], lambda x: fused.log_softmax(x, -1)[:, 2]):
+        (grad,) = tg.autograd.grad(f(x).sum(), x, create_graph=True)
+        (hess_row,) = tg.autograd.grad(grad[0, 0], x)
+        assert np.isfinite(hess_row.data).all() and hess_row.data[0, 1] == 0.0
+
+
+def test_a_slice_of_only_minus_inf_is_nan_as_in_pytorch():
+    with np.errstate(invalid="ignore"):
+        y = fused.softmax(tg.tensor([-math.inf, -math.inf]), 0)
+    assert np.isnan(y.data).all()
+
+
+# --- embedding -----------------------------------------------------------------------------------
+def test_embedding_gradient_adds_repeated_rows_like_np_add_at():
+    rng = np.random.default_rng(0)
+    weight = tg.tensor(rng.standard_normal((7, 3)), requires_grad=True)
+    index = rng.integers(0, 7, (4, 5))
+    index[0, :3] = 2  # repeats
+    out = fused.Embedding.apply(weight, index=index)
+    np.testing.assert_array_equal(out.data, weight.data[index])
+    g = rng.standard_normal(out.shape)
+    out.backward(tg.tensor(g))
+    expected = np.zeros((7, 3))
+    np.add.at(expected, index, g)
+    np.testing.assert_allclose(weight.grad.data, expected, rtol=1e-14, atol=1e-15)
+
+
+def test_embedding_gradcheck_and_gradgradcheck():
+    index = np.array([[0, 2, 2], [3, 0, 2]])
+    fn = lambda w: fused.Embedding.apply(w, index=index)
+    assert tg.gradcheck(fn, (leaf((4, 3)),))
+    assert tg.gradgradcheck(fn, (leaf((4, 3)),))
+    assert_same(fn, lambda w: w[index], (leaf((4, 3)),))
