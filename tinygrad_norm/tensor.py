@@ -619,17 +619,25 @@ def _to_array(data, dtype) -> np.ndarray:
     elif isinstance(data, np.ndarray):
         array = np.array(data)
     else:
-        array = np.array(_unwrap(data))
+        try:
+            array = np.array(_unwrap(data))
+        except ValueError:  # NumPy refuses ragged lists such as [[1, 2], [3]]
+            raise _bad_data(data) from None
         if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
             array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
         elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
             array = array.astype(np.int64)
-    if array.dtype == object:
-        raise TypeError(
-            f"Tensor: cannot make a tensor from {type(data).__name__} data; give a "
-            "number, a nested list of numbers of equal lengths, or an np.ndarray"
-        )
+    if array.dtype.kind not in "biufc":  # objects, strings, dates
+        raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(dtype)
+
+
+def _bad_data(data, dtype=None) -> TypeError:
+    of = "" if dtype is None else f" of dtype {dtype}"
+    return TypeError(
+        f"Tensor: cannot make a tensor from {type(data).__name__} data{of}; give a "
+        "number, a nested list of numbers of equal lengths, or an np.ndarray of numbers"
+    )
 
 
 def _unwrap(data):
