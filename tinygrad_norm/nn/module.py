@@ -1,0 +1,712 @@
+"""Modules: objects that hold Parameters, buffers and other Modules, as in PyTorch.
+
+A `Module` subclass assigns its pieces in `__init__` and computes in `forward`:
+
+    class Affine(nn.Module):
+        def __init__(self, n_in, n_out):
+            super().__init__()
+            self.weight = nn.Parameter(tg.randn(n_out, n_in))   # registered as a parameter
+            self.register_buffer("calls", tg.zeros(()))          # state that is not trained
+
+        def forward(self, x):                                    # called by model(x)
+            return x @ self.weight.T
+
+Assigning a `Parameter` registers it in `_parameters`, a `Module` in `_modules`; buffers are
+registered with `register_buffer`. Everything else (`named_parameters`, `state_dict`, `train`,
+`to`, the printed tree) walks those three dicts, module by module, in the order of assignment.
+
+`state_dict()` maps dotted names (`"blocks.0.attn.c_attn.weight"`) to Tensors that share the
+parameters' memory; `load_state_dict` checks a whole checkpoint before writing any value, then
+copies the values into the existing arrays, so an optimizer holding the parameters keeps working.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import NamedTuple
+
+import numpy as np
+
+from ..tensor import Tensor, _to_array
+
+
+class Parameter(Tensor):
+    """A Tensor that a Module registers as a trainable weight: a leaf that requires grad.
+
+    `Parameter(data=None, requires_grad=True)` shares the memory of the Tensor or array it is
+    given (a nested list is converted first), so `Parameter(t)` and `t` see the same numbers.
+    Only floating data can be a parameter, since a parameter is changed by its gradient.
+
+    >>> import tinygrad_norm as tg
+    >>> t = tg.tensor([1.0, 2.0])
+    >>> w = Parameter(t)
+    >>> w
+    Parameter containing:
+    tensor([1., 2.], requires_grad=True)
+    >>> w.data is t.data
+    True
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            array = _to_array([], None)
+        elif isinstance(data, Tensor):
+            array = data.data
+        elif isinstance(data, np.ndarray):
+            array = data
+        else:
+            array = _to_array(data, None)
+        if array.dtype.kind != "f":
+            raise TypeError(
+                f"Parameter: only floating-point data can be a parameter (gradients change it), "
+                f"got {array.dtype}; convert it first, e.g. Parameter(t.float()) or "
+                "Parameter(array.astype(np.float32))"
+            )
+        self.data = array
+        self.grad = None
+        self.grad_fn = None
+        self.name = None
+        self._hooks = []
+        self.requires_grad = bool(requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+
+class IncompatibleKeys(NamedTuple):
+    """What `load_state_dict` returns: the names it did not find, and the names it did not use."""
+
+    missing_keys: list
+    unexpected_keys: list
+
+
+class RemovableHandle:
+    """What `register_forward_hook` and friends return: `.remove()` takes the hook away."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict):
+        self._hooks = hooks
+        self.id = RemovableHandle._next_id
+        RemovableHandle._next_id += 1
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+
+class Module:
+    """The base class of every layer and model: subclass it, assign parts, define `forward`.
+
+    `module(*inputs)` runs the forward pre-hooks, `forward(*inputs)`, then the forward hooks.
+    """
+
+    training: bool
+
+    def __init__(self):
+        # object.__setattr__: our own __setattr__ needs these dicts to exist already.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_pre_hook(self, hook) -> RemovableHandle:
+        """Call `hook(module, args)` before every forward; a returned value replaces args."""
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_hook(self, hook) -> RemovableHandle:
+        """Call `hook(module, args, output)` after every forward; a returned value replaces
+        the output."""
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    # --- registration ----------------------------------------------------------------------------
+    def __setattr__(self, name: str, value) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                f"cannot assign {name!r} before Module.__init__() call: start "
+                f"{type(self).__name__}.__init__ with super().__init__()"
+            )
+        params, buffers, modules = self._parameters, self._buffers, self._modules
+        if isinstance(value, Parameter):
+            self._forget(name, keep=params)  # re-assigning keeps the parameter's place
+            self.register_parameter(name, value)
+        elif name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as parameter {name!r} "
+                    "(nn.Parameter or None expected); wrap it: nn.Parameter(value), or "
+                    f"first `del module.{name}` to store a plain tensor"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            self._forget(name, keep=modules)
+            modules[name] = value
+        elif name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as child module {name!r} "
+                    "(nn.Module or None expected)"
+                )
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as buffer {name!r} "
+                    "(Tensor or None expected)"
+                )
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str, keep: dict) -> None:
+        """Remove `name` from wherever else it was registered before (it is being re-assigned
+        as a different kind of thing)."""
+        self.__dict__.pop(name, None)
+        for table in (self._parameters, self._buffers, self._modules):
+            if table is not keep:
+                table.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
+    def __getattr__(self, name: str):
+        # Only called when normal lookup fails: look in the three registries.
+        registries = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in registries and name in registries[table]:
+                return registries[table][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        registered = [*self._parameters, *self._buffers, *self._modules]
+        return sorted(set(super().__dir__()).union(registered))
+
+    def _check_new_name(self, kind: str, name) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot register a {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if name == "" or "." in name:
+            raise KeyError(f'{kind} name can\'t be empty or contain ".", got {name!r}')
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register `param` (a Parameter, or None for an absent one) under `name`."""
+        self._check_new_name("parameter", name)
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute {name!r} already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign {type(param).__name__} object to parameter {name!r} "
+                "(nn.Parameter or None required)"
+            )
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a Tensor that is state but not a parameter (a running mean, a mask).
+
+        Buffers follow `to()` / `float()` and appear in `state_dict()` unless
+        `persistent=False` (e.g. a causal mask that is rebuilt from the config).
+        """
+        self._check_new_name("buffer", name)
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute {name!r} already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign {type(tensor).__name__} object to buffer {name!r} "
+                "(Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register `module` as a child under `name` (what `self.name = module` does)."""
+        self._check_new_name("module", name)
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute {name!r} already exists")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    # --- walking the tree ------------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
+        """Yield `(dotted_name, module)` for this module (name `prefix`) and all below it,
+        depth first in the order of assignment, each module once."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, _join(prefix, name), remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        """Yield `(name, module)` for the direct children, each once."""
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or id(value) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield _join(module_prefix, name), value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate=True):
+        """Yield `(dotted_name, Parameter)`; a parameter shared by two modules (tied weights)
+        comes once, under the first name it is found by."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True):
+        """Yield every Parameter once: what an optimizer wants, `SGD(model.parameters(), lr)`."""
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True):
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at dotted path `target` (`""` is this module)."""
+        module = self
+        for i, name in enumerate(target.split(".") if target else []):
+            child = module._modules.get(name)
+            if not isinstance(child, Module):
+                where = ".".join(target.split(".")[:i]) or type(self).__name__
+                raise AttributeError(f"{where} has no submodule {name!r} (looking for {target!r})")
+            module = child
+        return module
+
+    # --- modes and gradients ---------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (Dropout drops, BatchNorm uses batch statistics) here and below."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train: mode is expected to be a bool, got {mode!r}")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: the same as `train(False)`."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Switch gradient recording on or off for every parameter (e.g. to freeze a layer)."""
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget the accumulated gradients: `.grad = None`, or zeros with `set_to_none=False`."""
+        _zero_grad(self.parameters(), set_to_none)
+
+    # --- functions over the tree -----------------------------------------------------------------
+    def apply(self, fn) -> Module:
+        """Call `fn(module)` on every child (recursively), then on this module; returns self.
+
+        Typical use: `model.apply(init_weights)` with a function that tests the module type.
+        """
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _convert(self, convert) -> Module:
+        """Replace the array of every parameter, gradient and buffer by `convert(array)`, in
+        place: the Parameter objects stay the same, so an optimizer made before keeps them."""
+        for param in self.parameters():  # each once, tied ones included
+            param.data = convert(param.data)
+            if param.grad is not None:
+                param.grad.data = convert(param.grad.data)
+        for buffer in self.buffers():
+            buffer.data = convert(buffer.data)
+        return self
+
+    def to(self, *args, dtype=None, device=None) -> Module:
+        """Convert floating parameters and buffers to `dtype` in place (`"cpu"` is accepted
+        and ignored; integer buffers keep their dtype, as in PyTorch)."""
+        for arg in args:
+            if isinstance(arg, str) and arg.startswith("cpu"):
+                continue
+            dtype = arg
+        if dtype is None:
+            return self
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f":
+            raise TypeError(
+                f"Module.to only accepts floating dtypes, got {dtype}; integer buffers are "
+                "left as they are, and parameters must stay floating"
+            )
+        return self._convert(lambda a: a.astype(dtype) if a.dtype.kind == "f" else a)
+
+    def float(self) -> Module:
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        return self.to(np.float64)
+
+    # --- saving and loading ----------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
+        """An OrderedDict of every parameter and persistent buffer, by dotted name.
+
+        The values are detached Tensors sharing the parameters' memory (the Parameters
+        themselves with `keep_vars=True`). A tied parameter appears under each of its names.
+        """
+        if destination is None:
+            destination = OrderedDict()
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def _filter_state_dict(self, state: dict) -> dict:
+        """Hook for `load_state_dict`: return the checkpoint entries to load (all by default).
+
+        A subclass overrides it to translate a foreign checkpoint, e.g. to drop the GPT-2
+        checkpoints' `attn.bias` mask buffers, which this model rebuilds itself. It is called
+        on the module whose `load_state_dict` is called, with the whole dict.
+        """
+        return state
+
+    def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
+        """Copy a checkpoint (name -> NumPy array or Tensor) into the parameters and buffers.
+
+        Everything is checked first: missing keys and unexpected keys (when `strict`), shape
+        and dtype differences (always). If anything is wrong, one RuntimeError lists every
+        problem and no value has changed. Then each value is copied into the existing array
+        (`np.copyto`), so Parameter objects, and the optimizers holding them, stay valid.
+        A tied parameter is loaded when any one of its names is present.
+        Returns `(missing_keys, unexpected_keys)`.
+        """
+        state = self._filter_state_dict(state_dict)
+        if not hasattr(state, "items"):
+            raise TypeError(f"load_state_dict expects a dict, got {type(state).__name__}")
+        targets = self.state_dict(keep_vars=True)
+        aliases: dict[int, list] = {}  # id(tensor) -> every name it is saved under
+        for name, tensor in targets.items():
+            aliases.setdefault(id(tensor), []).append(name)
+
+        missing = [
+            name for name, t in targets.items() if not any(a in state for a in aliases[id(t)])
+        ]
+        unexpected = [name for name in state if name not in targets]
+        problems = []
+        if strict and missing:
+            problems.append("missing key(s): " + ", ".join(map(repr, missing)))
+        if strict and unexpected:
+            problems.append("unexpected key(s): " + ", ".join(map(repr, unexpected)))
+        arrays = {}
+        for name, target in targets.items():
+            if name not in state:
+                continue
+            value = state[name]
+            array = value.data if isinstance(value, Tensor) else np.asarray(value)
+            if array.shape != target.shape:
+                problems.append(
+                    f"size mismatch for {name!r}: the checkpoint has shape {array.shape}, "
+                    f"the model has {target.shape}"
+                )
+            elif array.dtype != target.dtype:
+                fix = f"convert the value with .astype(np.{target.dtype})"
+                if array.dtype.kind == target.dtype.kind == "f":
+                    fix += f", or the model with model.to(tg.{array.dtype})"
+                problems.append(
+                    f"dtype mismatch for {name!r}: the checkpoint has {array.dtype}, the model "
+                    f"has {target.dtype}; {fix}"
+                )
+            else:
+                arrays[name] = array
+        for names in aliases.values():
+            given = [n for n in names if n in arrays]
+            if any(not np.array_equal(arrays[given[0]], arrays[n]) for n in given[1:]):
+                problems.append(
+                    f"{' and '.join(map(repr, given))} are one tied tensor, but the checkpoint "
+                    "gives them different values"
+                )
+        if problems:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__} (nothing was "
+                "changed):\n  " + "\n  ".join(problems)
+            )
+        for name, array in arrays.items():
+            np.copyto(targets[name].data, array)
+        return IncompatibleKeys(missing, unexpected)
+
+    # --- printing --------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's line, e.g. `in_features=2, ...`."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            f"({name}): " + _indent(repr(module), 2) for name, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        if not lines:
+            return self._get_name() + "()"
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{self._get_name()}({extra_lines[0]})"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _indent(text: str, spaces: int) -> str:
+    """Indent every line but the first (the first follows `(name): `)."""
+    return text.replace("\n", "\n" + " " * spaces)
+
+
+def _zero_grad(params, set_to_none: bool) -> None:
+    for param in params:
+        if param.grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+        else:
+            param.grad = param.grad.detach()  # a grad made with create_graph has a graph
+            param.grad.data[...] = 0
+
+
+# --- containers ----------------------------------------------------------------------------------
+class Sequential(Module):
+    """Modules applied one after the other: `Sequential(a, b, c)(x)` is `c(b(a(x)))`.
+
+    Children are named "0", "1", ... (or by the keys of an OrderedDict given instead).
+    """
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(modules):
+                self.add_module(str(i), module)
+
+    def _key(self, index: int) -> str:
+        n = len(self._modules)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for {type(self).__name__} of {n}")
+        return list(self._modules)[index % n]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[index]))
+        return self._modules[self._key(index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, self._key(index), module)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):  # noqa: A002 - PyTorch's name
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of modules, registered so their parameters are found (a plain list hides them).
+
+    It has no forward: iterate over it in the parent's forward.
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _index(self, index: int) -> int:
+        n = len(self._modules)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of range for ModuleList of {n}")
+        return index % n
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return type(self)(list(self._modules.values())[index])
+        return self._modules[str(self._index(index))]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, str(self._index(index)), module)
+
+    def __delitem__(self, index) -> None:
+        modules = list(self._modules.values())
+        del modules[index if isinstance(index, slice) else self._index(index)]
+        self._modules.clear()
+        self.extend(modules)  # renumber: the names stay 0, 1, 2, ...
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules) -> ModuleList:
+        return self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules) -> ModuleList:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        self.extend(modules)
+
+    def __repr__(self) -> str:
+        """Runs of equal children print once, as PyTorch does: `(0-11): 12 x Block(...)`."""
+        if not self._modules:
+            return self._get_name() + "()"
+        runs = []  # [first index, last index, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [
+            _indent(f"({a}): {text}" if a == b else f"({a}-{b}): {b - a + 1} x {text}", 2)
+            for a, b, text in runs
+        ]
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """A dict of modules by name, registered so their parameters are found."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key: str) -> Module:
+        return self._modules.pop(key)
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def update(self, modules) -> None:
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, module in items:
+            self[key] = module
+
+
+class Identity(Module):
+    """Returns its input unchanged (any constructor arguments are ignored), as a placeholder."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):  # noqa: A002 - PyTorch's name
+        return input
