@@ -1,0 +1,115 @@
+"""SGD, Adam and AdamW against PyTorch: the same 20-step trajectories in float64, with two
+parameter groups of different learning rates, and the same optimizer state.
+
+Skipped when PyTorch is not installed; `make test-oracle` installs it.
+"""
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.oracle
+
+STEPS, RTOL = 20, 1e-10
+LRS = (0.03, 0.01)
+
+CASES = {
+    "sgd": ("SGD", {}),
+    "sgd_momentum": ("SGD", dict(momentum=0.9)),
+    "sgd_dampening": ("SGD", dict(momentum=0.9, dampening=0.4)),
+    "sgd_nesterov": ("SGD", dict(momentum=0.85, nesterov=True)),
+    "sgd_weight_decay": ("SGD", dict(momentum=0.5, weight_decay=0.05)),
+    "sgd_maximize": ("SGD", dict(momentum=0.5, maximize=True)),
+    "adam": ("Adam", {}),
+    "adam_weight_decay": ("Adam", dict(weight_decay=0.1, betas=(0.8, 0.99))),
+    "adam_amsgrad": ("Adam", dict(amsgrad=True, eps=1e-6)),
+    "adam_amsgrad_weight_decay": ("Adam", dict(amsgrad=True, weight_decay=0.05)),
+    "adamw": ("AdamW", {}),
+    "adamw_strong_decay": ("AdamW", dict(weight_decay=0.5, amsgrad=True)),
+}
+
+
+def data(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s) for s in ((3, 4), (3,), (4, 5), (3, 5))]
+
+
+def loss(lib, W, b, X, Y):
+    """A smooth non-quadratic loss, written the same way in both frameworks."""
+    return ((lib.tanh(W @ X) + b.reshape(3, 1) - Y) ** 2).sum()
+
+
+def make_groups(W, b, case):
+    """Two groups with different learning rates; the second also has its own momentum/betas."""
+    name, options = CASES[case]
+    second = {"params": [b], "lr": LRS[1]}
+    if "momentum" in options:
+        second["momentum"] = 0.6
+    if name != "SGD":
+        second["betas"] = (0.7, 0.95)
+    return name, [{"params": [W], "lr": LRS[0]}, second], options
+
+
+def run(lib, case, arrays, steps=STEPS, opt_state=None):
+    if lib is torch:
+        W, b = (torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays[:2])
+        X, Y = (torch.tensor(a, dtype=torch.float64) for a in arrays[2:])
+    else:
+        W, b = (tg.tensor(a, dtype=tg.float64, requires_grad=True) for a in arrays[:2])
+        X, Y = (tg.tensor(a, dtype=tg.float64) for a in arrays[2:])
+    name, groups, options = make_groups(W, b, case)
+    opt = getattr(lib.optim, name)(groups, **options)
+    if opt_state is not None:
+        opt.load_state_dict(opt_state)
+    trajectory = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss(lib, W, b, X, Y).backward()
+        opt.step()
+        trajectory.append([np.array(W.detach().numpy()), np.array(b.detach().numpy())])
+    return trajectory, opt
+
+
+def numpy_state(opt):
+    """A torch optimizer's state_dict with NumPy arrays and an int step."""
+    saved = opt.state_dict()
+    state = {
+        i: {k: int(v.item()) if k == "step" else v.numpy().copy() for k, v in s.items()}
+        for i, s in saved["state"].items()
+    }
+    return {"state": state, "param_groups": saved["param_groups"]}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_trajectory_equals_pytorch(case):
+    arrays = data()
+    ours, opt = run(tg, case, arrays)
+    theirs, torch_opt = run(torch, case, arrays)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        for name, x, y in zip(("W", "b"), a, b):
+            np.testing.assert_allclose(x, y, rtol=RTOL, atol=1e-13, err_msg=f"{name} step {step}")
+    # The optimizer state agrees too, under PyTorch's names and indices.
+    expected = numpy_state(torch_opt)["state"]
+    got = opt.state_dict()["state"]
+    assert got.keys() == expected.keys()
+    for i in expected:
+        assert got[i].keys() == expected[i].keys(), i
+        for key, value in expected[i].items():
+            np.testing.assert_allclose(got[i][key], value, rtol=RTOL, atol=1e-15, err_msg=key)
+    ours_groups = opt.state_dict()["param_groups"]
+    torch_groups = torch_opt.state_dict()["param_groups"]
+    for g, t in zip(ours_groups, torch_groups):
+        assert {k: v for k, v in t.items() if k in g} == g
+
+
+@pytest.mark.parametrize("case", ["sgd_nesterov", "adam_amsgrad", "adamw"])
+def test_loading_pytorch_optimizer_state_continues_its_trajectory(case):
+    arrays = data(1)
+    theirs, _ = run(torch, case, arrays, steps=STEPS)
+    first, torch_opt = run(torch, case, arrays, steps=10)
+    W, b = first[-1]
+    resumed, _ = run(tg, case, [W, b, *arrays[2:]], steps=10, opt_state=numpy_state(torch_opt))
+    for x, y in zip(resumed[-1], theirs[-1]):
+        np.testing.assert_allclose(x, y, rtol=RTOL, atol=1e-13)
