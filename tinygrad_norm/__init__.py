@@ -87,7 +87,7 @@ from .functions import (
     var,
     where,
 )
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
 from .io import load, save
 from .printing import set_printoptions
 from .random import manual_seed

@@ -23,6 +23,7 @@ two nearly equal numbers.
 """
 
 from .check import gradcheck, gradgradcheck
+from .module import ModuleCheck, check_module
 from .report import Culprit, GradcheckError, GradcheckResult, Kink, Row
 
 __all__ = [
@@ -33,4 +34,6 @@ __all__ = [
     "Row",
     "gradcheck",
     "gradgradcheck",
+    "check_module",
+    "ModuleCheck",
 ]
