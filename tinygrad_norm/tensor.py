@@ -230,10 +230,11 @@ class Tensor:
             [self], [gradient], retain_graph=retain_graph or create_graph, create_graph=create_graph
         )
 
-    def backward_steps(self, gradient=None):
+    def backward_steps(self, gradient=None, retain_graph=False):
         """The backward pass one node at a time: see `tg.backprop_steps`."""
-        gradient = self._initial_gradient("backward_steps", gradient)
-        return engine.backward_steps([self], [gradient])
+        from .learn.steps import backprop_steps
+
+        return backprop_steps(self, gradient, retain_graph)
 
     def _initial_gradient(self, op: str, gradient) -> Tensor:
         if not self.requires_grad:

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .anomaly import check_gradients, creation_site, is_anomaly_enabled
 from .grad_mode import is_grad_enabled, set_grad_enabled
 
 # Ops whose backward returned NumPy arrays while a graph of the backward pass was being recorded:
@@ -306,6 +307,8 @@ class Function:
         if not (any(needs) and is_grad_enabled()):
             return Tensor._make(output)
         ctx.record(args, kwargs, output, returned)
+        if is_anomaly_enabled():
+            ctx.creation_site = creation_site()
         return Tensor._make(output, requires_grad=True, grad_fn=ctx)
 
 
@@ -316,6 +319,8 @@ class Step(NamedTuple):
     node: Context
     grad_output: Any  # Tensor: the gradient of the node's output, summed over all its uses
     grad_inputs: tuple  # what the node sent to each of its Tensor inputs (None: nothing)
+    inputs: tuple  # the node's input Tensors
+    accumulated: tuple  # each input's gradient so far (a leaf's: its .grad once complete)
 
 
 def topological_sort(roots: list[Context]) -> list[Context]:
@@ -364,12 +369,10 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         else:
             pending[id(root)] = pending.get(id(root), 0)
     order = topological_sort(root_nodes)
-    leaves = {}
     for node in order:
         for edge in node.edges:
             if not isinstance(edge, Context) and edge.requires_grad:
                 pending[id(edge)] = pending.get(id(edge), 0) + 1
-                leaves[id(edge)] = edge
     for root in roots:
         # A leaf given twice as a root received both seeds above and is delivered once.
         if root.grad_fn is None and pending[id(root)] == 0 and id(root) in grads:
@@ -393,6 +396,8 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 _retain(node.retained(), grad_output, create_graph)
             with set_grad_enabled(create_graph):
                 grad_inputs = node.run_backward(grad_output)
+            if is_anomaly_enabled():
+                check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
             if isinstance(edge, Context):
                 if grad is not None:
@@ -405,9 +410,20 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 pending[key] -= 1
                 if pending[key] == 0 and key in grads:
                     _deliver_to_leaf(edge, grads.pop(key), capture, create_graph)
+        inputs = node.inputs
+        accumulated = tuple(_so_far(edge, grads, capture) for edge in node.edges)
         if not retain_graph:
             node.release()
-        yield Step(index, node, grad_output, grad_inputs)
+        yield Step(index, node, grad_output, grad_inputs, inputs, accumulated)
+
+
+def _so_far(edge, grads: dict, capture):
+    """The gradient an input has received so far: still being summed, or delivered."""
+    if id(edge) in grads:
+        return grads[id(edge)]
+    if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
+        return None
+    return edge.grad
 
 
 def _deliver_to_leaf(leaf, grad, capture, create_graph) -> None:

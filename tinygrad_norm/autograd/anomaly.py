@@ -1,0 +1,71 @@
+"""`tg.detect_anomaly()`: find the op whose backward produced a NaN or an infinity.
+
+A NaN in a gradient spreads to everything computed from it, so by the time a learner sees it
+in `.grad` its origin is lost. Inside `with tg.detect_anomaly():` two things happen:
+
+1. forward: every node remembers the line of the learner's code that created it;
+2. backward: every gradient a node sends is checked, and the first non-finite one stops the
+   pass with an error naming the node and that line.
+
+Both cost time, so they are off unless asked for.
+
+>>> import tinygrad_norm as tg
+>>> x = tg.tensor([0.0, 1.0], requires_grad=True)
+>>> with tg.detect_anomaly():
+...     y = x.sqrt().sum()       # d sqrt(x)/dx = 1 / (2 sqrt(x)) is infinite at 0
+...     y.backward()             # doctest: +ELLIPSIS
+Traceback (most recent call last):
+  ...
+RuntimeError: detect_anomaly: SqrtBackward returned inf in its gradient for input 0 ...
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import traceback
+
+import numpy as np
+
+_state = threading.local()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def is_anomaly_enabled() -> bool:
+    return getattr(_state, "enabled", False)
+
+
+@contextlib.contextmanager
+def detect_anomaly():
+    """Record where each op was created and stop at the first NaN or inf made in backward."""
+    previous = is_anomaly_enabled()
+    _state.enabled = True
+    try:
+        yield
+    finally:
+        _state.enabled = previous
+
+
+def creation_site() -> str:
+    """The innermost line of the stack outside tinygrad_norm: where the learner called the op."""
+    for frame in reversed(traceback.extract_stack()[:-1]):
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR):
+            return (
+                f'File "{frame.filename}", line {frame.lineno}, in {frame.name}\n    {frame.line}'
+            )
+    return "(created inside tinygrad_norm)"
+
+
+def check_gradients(node, grad_inputs) -> None:
+    """Raise if any gradient `node` just sent contains a NaN or an infinity."""
+    for i, grad in enumerate(grad_inputs):
+        if grad is None or grad.data.dtype.kind not in "fc" or np.isfinite(grad.data).all():
+            continue
+        bad = "nan" if np.isnan(grad.data).any() else "inf"
+        raise RuntimeError(
+            f"detect_anomaly: {node.name} returned {bad} in its gradient for input {i} "
+            f"(shape {grad.data.shape}). The op was created here in the forward pass:\n"
+            f"  {getattr(node, 'creation_site', '(unknown: created outside detect_anomaly)')}\n"
+            f"Its rule: {node.formula or '(no formula)'}"
+        )
