@@ -67,9 +67,12 @@ class CrossEntropy(Function):
 
     Forward never exponentiates a large logit (it shifts by the maximum, as LogSoftmax), and
     a logit of -inf whose class has q_c = 0 adds exactly 0 (not 0 * -inf = NaN). Forward saves
-    log p as an array for the fast path; with `create_graph=True` backward recomputes it from
-    the saved input x with the fused LogSoftmax, so the gradient is twice differentiable. A
-    float target that requires grad receives grad_target = -(1 - eps) * w * log p * scale.
+    log p as an array. For class indices the fast path never builds q: it reads log p at the
+    targets, and backward scales p and subtracts at the targets (`_grad_class_indices`). When
+    the backward is recorded (`create_graph=True`), it recomputes log p from the saved input x
+    with the fused LogSoftmax and builds q as a tensor: the same formula, twice
+    differentiable. A float target that requires grad receives
+    grad_target = -(1 - eps) * w * log p * scale.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([[0.0, 0.0]], requires_grad=True)
@@ -86,36 +89,48 @@ class CrossEntropy(Function):
     def forward(ctx, x, target, *, weight, reduction, ignore_index, label_smoothing):
         from ...tensor import Tensor
 
-        n_classes = x.shape[1]
-        q, denominator = target_distribution(
-            Tensor._make(target), weight, n_classes, ignore_index, label_smoothing, x.dtype
-        )
+        n_classes, eps = x.shape[1], label_smoothing
         shifted = x - x.max(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-            per_sample = -np.where(q.data != 0, q.data * logp, 0).sum(axis=1).astype(x.dtype)
-            ctx.denominator = denominator
-            ctx.save_for_backward(x, target, logp)
-            if reduction == "none":
-                return per_sample
-            total = per_sample.sum()
+            if target.dtype.kind == "f":
+                q, denominator = target_distribution(
+                    Tensor._make(target), weight, n_classes, ignore_index, eps, x.dtype
+                )
+                per_sample = -np.where(q.data != 0, q.data * logp, 0).sum(axis=1)
+            else:
+                at, valid, w_t = _at_targets(target, weight, ignore_index, x.dtype)
+                per_sample = -(1 - eps) * w_t * np.where(valid, logp[at], 0)
+                if eps:
+                    smooth = (logp if weight is None else logp * _class_column(weight, x)).sum(1)
+                    per_sample -= eps / n_classes * np.where(valid, smooth, 0)
+                denominator = float(w_t.sum())
+        ctx.denominator = denominator
+        ctx.save_for_backward(x, target, logp)
+        per_sample = per_sample.astype(x.dtype, copy=False)
+        if reduction == "none":
+            return per_sample
+        total = per_sample.sum()
+        with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing: NaN, as PyTorch
             return np.asarray(total if reduction == "sum" else total / denominator, dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad_output):
         x, target, logp = ctx.saved_tensors
         kw = ctx.kwargs
-        if is_grad_enabled():  # create_graph: log p as a function of x, for second order
-            logp = LogSoftmax.apply(x, 1)
-        q, _ = target_distribution(
-            target, kw["weight"], x.shape[1], kw["ignore_index"], kw["label_smoothing"], x.dtype
-        )
         if kw["reduction"] == "none":
             scale = grad_output.unsqueeze(1)  # (N, 1, d1, ...): one factor per sample
         elif kw["reduction"] == "sum":
             scale = grad_output
         else:
             scale = grad_output / ctx.denominator
+        if not is_grad_enabled() and target.dtype.kind != "f":
+            return _grad_class_indices(x, target, logp.data, scale.data, kw), None
+        if is_grad_enabled():  # create_graph: log p as a function of x, for second order
+            logp = LogSoftmax.apply(x, 1)
+        q, _ = target_distribution(
+            target, kw["weight"], x.shape[1], kw["ignore_index"], kw["label_smoothing"], x.dtype
+        )
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_x = (logp.exp() * q.sum(dim=1, keepdim=True) - q) * scale
@@ -124,6 +139,35 @@ class CrossEntropy(Function):
             dq_dtarget = (1 - eps) * (1 if weight is None else _class_column(weight, x))
             grad_target = -logp * dq_dtarget * scale
         return grad_x, grad_target
+
+
+def _at_targets(target: np.ndarray, weight, ignore_index, dtype):
+    """For class indices (N, d1, ...): the index of each target's entry in an (N, C, d1, ...)
+    array, which targets count (not ignore_index), and their weights w_t (0 when ignored)."""
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    grids = np.ix_(*[np.arange(n) for n in target.shape])  # one index array per axis
+    at = (grids[0], safe) + tuple(grids[1:])
+    w_t = valid.astype(dtype) if weight is None else np.where(valid, weight[safe], 0).astype(dtype)
+    return at, valid, w_t
+
+
+def _grad_class_indices(x, target, logp, scale, kw):
+    """The fast path of backward for class indices, on arrays: the same (p * sum(q) - q) *
+    scale, with q's one-hot part subtracted at the targets only, never built."""
+    from ...tensor import Tensor
+
+    n_classes, eps, weight = x.shape[1], kw["label_smoothing"], kw["weight"]
+    at, valid, w_t = _at_targets(target.data, weight, kw["ignore_index"], x.dtype)
+    per_sample = scale.reshape(scale.shape[:1] + scale.shape[2:]) if scale.ndim else scale
+    w_sum = n_classes if weight is None else weight.sum()
+    q_sum = (1 - eps) * w_t + valid * (eps / n_classes * w_sum)  # sum_c q_c, per sample
+    grad = np.exp(logp) * np.expand_dims(q_sum * per_sample, 1)
+    grad[at] -= (1 - eps) * w_t * per_sample  # the one-hot part of q: one entry per sample
+    if eps:
+        w_c = 1 if weight is None else _class_column(weight, x)
+        grad -= eps / n_classes * w_c * np.expand_dims(valid * per_sample, 1)
+    return Tensor._make(grad.astype(x.dtype, copy=False))
 
 
 def _class_column(weight: np.ndarray, x) -> np.ndarray:

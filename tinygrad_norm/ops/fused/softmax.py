@@ -67,8 +67,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        e = np.exp(_shifted(x, axis))
-        y = e / e.sum(axis=axis, keepdims=True)
+        y = np.exp(_shifted(x, axis))
+        y /= y.sum(axis=axis, keepdims=True)  # in place: one array fewer
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
@@ -106,9 +106,9 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        shifted = _shifted(x, axis)
+        y = _shifted(x, axis)
         with np.errstate(divide="ignore"):  # log(0) = -inf only when the whole slice is -inf
-            y = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+            y -= np.log(np.exp(y).sum(axis=axis, keepdims=True))  # in place: one array fewer
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
