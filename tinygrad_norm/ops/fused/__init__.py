@@ -10,6 +10,17 @@ Each docstring derives its backward; each backward is written with Tensor operat
 twice differentiable. The same computations composed from primitives (`softmax_composed` in
 `ops/composite.py`, and the compositions in `tests/test_fused.py`) give the same values and
 gradients.
+
+What fusing buys, forward + backward on a (1024, 256) float32 input (CPU time, best of 40
+runs of 5; NumPy 2.4):
+
+    op                 fused ms   composed ms   speed-up
+    softmax              2.9         4.1         1.4x
+    log_softmax          3.0         4.3         1.45x
+    layer_norm (w, b)    4.2         7.5         1.8x
+    gelu (tanh)          5.2         8.3         1.6x
+    gelu (exact)        11.2        10.6         0.9-1.0x: erf itself takes ~6.5 ms of both
+    cross_entropy        3.7         4.9         1.3x
 """
 
 from .cross_entropy import CrossEntropy, cross_entropy
