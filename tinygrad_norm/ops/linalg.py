@@ -34,8 +34,9 @@ class MatMul(Function):
         grad_a = grad_output @ b.transpose(-1, -2) if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
-            if b.ndim == 2 and a.ndim > 2:
-                k, m = b.shape
+            b_shape = ctx.input_meta[1][0]
+            if len(b_shape) == 2 and a.ndim > 2:
+                k, m = b_shape
                 grad_b = a.reshape(-1, k).transpose(0, 1) @ grad_output.reshape(-1, m)
             else:
                 grad_b = a.transpose(-1, -2) @ grad_output
