@@ -428,12 +428,13 @@ def _so_far(edge, grads: dict, capture):
 
 def _deliver_to_leaf(leaf, grad, capture, create_graph) -> None:
     """A leaf's gradient is complete: run its hooks, then store or accumulate it."""
+    if capture is not None and id(leaf) not in capture:
+        return  # autograd.grad did not ask for this leaf: no hook runs, no .grad changes
     for hook in leaf._hooks:
         result = hook(grad)
         grad = grad if result is None else result
     if capture is not None:
-        if id(leaf) in capture:
-            capture[id(leaf)] = grad
+        capture[id(leaf)] = grad
         return
     _retain(leaf, grad, create_graph)
 
