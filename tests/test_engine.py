@@ -366,6 +366,17 @@ def test_autograd_grad_with_grad_outputs_and_several_outputs():
     np.testing.assert_array_equal(g.numpy(), [2.0, 2.0])
 
 
+def test_autograd_grad_runs_hooks_only_of_the_inputs_it_was_asked_for():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    w = tg.tensor([3.0, 4.0], requires_grad=True)
+    calls = []
+    x.register_hook(lambda grad: calls.append("x") or grad * 10.0)
+    w.register_hook(lambda grad: calls.append("w"))
+    (gx,) = tg.autograd.grad((x * w).sum(), x)
+    np.testing.assert_array_equal(gx.numpy(), [30.0, 40.0])  # x's hook applies to its result
+    assert calls == ["x"] and w.grad is None
+
+
 def test_autograd_grad_unused_input_needs_allow_unused():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     unused = tg.tensor([5.0], requires_grad=True)
