@@ -5,9 +5,28 @@ BIN := $(VENV)/bin
 # Keep in sync with the `oracle` extra in pyproject.toml; never install an unpinned torch.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: venv test test-oracle lint format demo clean distclean
+.PHONY: venv graphviz test test-oracle lint format demo clean distclean
 
-venv: $(VENV)/.stamp-dev
+venv: $(VENV)/.stamp-dev graphviz
+
+# Graphviz's `dot` program renders tg.draw_graph to SVG/PNG. It is a system package, not a pip
+# one: installed here when we can (root, with apt-get); otherwise a note, and the tests that
+# render skip. It never fails the build (.ci/run insists on it).
+graphviz:
+	@command -v dot >/dev/null 2>&1 && exit 0; \
+	note="NOTE: Graphviz's dot is not installed, so graphs cannot be rendered (the tests that \
+	render will skip). Install it with: apt-get install graphviz / brew install graphviz / \
+	conda install -c conda-forge graphviz"; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Graphviz (dot) with apt-get ..."; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -qq graphviz >/dev/null 2>&1 || \
+		{ apt-get update -qq >/dev/null 2>&1 && \
+		  apt-get install -y -qq graphviz >/dev/null 2>&1; } || \
+		echo "$$note (apt-get install graphviz failed)"; \
+	else \
+		echo "$$note"; \
+	fi
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
