@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 
-from . import gradcheck
+from . import draw, gradcheck, steps
 
 COMMANDS = {
     "gradcheck": gradcheck,
+    "steps": steps,
+    "draw": draw,
 }
 
 
