@@ -236,7 +236,7 @@ def _tensor_label(tensor, shape, dtype, names, show_data, show_grad, max_element
     lines = [name, shape_text] if name else [shape_text]
     if show_data and tensor is not None:
         lines.append(_values(tensor.data, max_elements))
-    if tensor is not None and tensor.grad is not None:
+    if show_grad and tensor is not None and tensor.grad is not None:
         lines.append("grad " + _values(tensor.grad.data, max_elements))
     return "\n".join(lines)
 
