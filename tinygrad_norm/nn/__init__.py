@@ -1,4 +1,8 @@
 """nn: Modules, Parameters and initialisation (`from tinygrad_norm import nn`)."""
 
 from . import init
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .dropout import Dropout
+from .linear import Conv1D, Embedding, Linear
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Identity, Module, ModuleDict, ModuleList, Parameter, Sequential

@@ -1,0 +1,40 @@
+"""Dropout as a Module: active in training mode, the identity in evaluation mode."""
+
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional as F
+from .module import Module
+
+
+class Dropout(Module):
+    """Inverted dropout (Srivastava et al., 2014): in training mode each element is zeroed
+    with probability p and the survivors are scaled by 1 / (1 - p), so E[y] = x; in evaluation
+    mode (`module.eval()`) y = x. The keep-mask is drawn from the global generator.
+
+    Shapes: any; the output has the input's shape. Default p = 0.5. (`inplace` is accepted
+    for PyTorch's signature; the result is always a new tensor.)
+
+    >>> import tinygrad_norm as tg
+    >>> _ = tg.manual_seed(0)
+    >>> drop = Dropout(p=0.5)
+    >>> drop(tg.ones(6))
+    tensor([2., 0., 0., 0., 2., 2.])
+    >>> drop.eval()(tg.ones(3))
+    tensor([1., 1., 1.])
+    """
+
+    def __init__(self, p: float = 0.5, inplace: bool = False):
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(
+                f"Dropout: p is the probability of zeroing an element and must be in [0, 1], "
+                f"got {p}"
+            )
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
