@@ -2,6 +2,7 @@
 
 from . import init
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .attention import Attention, FeedForward
 from .dropout import Dropout
 from .linear import Conv1D, Embedding, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
