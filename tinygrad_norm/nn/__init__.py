@@ -7,3 +7,12 @@ from .dropout import Dropout
 from .linear import Conv1D, Embedding, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .module import Identity, Module, ModuleDict, ModuleList, Parameter, Sequential
+from .normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+    RMSNorm,
+)
