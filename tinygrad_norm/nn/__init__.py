@@ -1,6 +1,6 @@
 """nn: Modules, Parameters and initialisation (`from tinygrad_norm import nn`)."""
 
-from . import init
+from . import init, utils
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import Attention, FeedForward
 from .dropout import Dropout
