@@ -1,0 +1,179 @@
+"""GPT: a decoder-only transformer with GPT-2's layout and GPT-2's state-dict names.
+
+    tokens (B, T) ─ wte + wpe ─ dropout ─ [Block] × n_layer ─ ln_f ─ lm_head ─ logits (B, T, V)
+    Block(x) = x + attn(ln_1(x)), then x + mlp(ln_2(x))          (pre-LayerNorm residuals)
+
+The names (`transformer.h.0.attn.c_attn.weight`, ...) are those of the GPT-2 checkpoints, so a
+GPT-2 state dict of NumPy arrays loads directly. The output head shares its weight with the
+token embedding (weight tying): the same Parameter is `transformer.wte.weight` and
+`lm_head.weight`.
+
+>>> import tinygrad_norm as tg
+>>> _ = tg.manual_seed(0)
+>>> config = tg.models.GPTConfig(vocab_size=11, n_ctx=8, d_model=16, n_layer=2, n_head=2)
+>>> model = tg.models.GPT(config)
+>>> logits, loss = model(tg.randint(0, 11, size=(2, 5)), targets=tg.randint(0, 11, size=(2, 5)))
+>>> logits.shape, loss.shape
+((2, 5, 11), ())
+>>> model.generate(tg.tensor([[1, 2]]), max_new_tokens=3).shape
+(1, 5)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import nn
+from ..autograd.grad_mode import no_grad
+from ..creation import arange
+from ..nn import functional as F
+from ..ops.composite import cat
+from ..random import generator
+from ..tensor import Tensor
+
+
+@dataclass
+class GPTConfig:
+    """Sizes of a GPT. The defaults are GPT-2 small's (124M parameters)."""
+
+    vocab_size: int = 50257
+    n_ctx: int = 1024  # the longest sequence (number of positions)
+    d_model: int = 768
+    n_layer: int = 12
+    n_head: int = 12
+    dropout: float = 0.1
+    bias: bool = True  # biases in the Conv1D layers
+    layer_norm_eps: float = 1e-5
+    approximate: str = "tanh"  # GPT-2's GELU is the tanh approximation
+
+
+class Block(nn.Module):
+    """One transformer block: attention, then a feed-forward network, each on a residual path."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        d = config.d_model
+        self.ln_1 = nn.LayerNorm(d, eps=config.layer_norm_eps)
+        self.attn = nn.Attention(
+            d,
+            config.n_head,
+            config.n_ctx,
+            bias=config.bias,
+            attn_pdrop=config.dropout,
+            resid_pdrop=config.dropout,
+        )
+        self.ln_2 = nn.LayerNorm(d, eps=config.layer_norm_eps)
+        self.mlp = nn.FeedForward(
+            d, 4 * d, dropout=config.dropout, approximate=config.approximate, bias=config.bias
+        )
+
+    def forward(self, x: Tensor) -> Tensor:  # x: (B, T, d)
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    """A GPT language model: `forward(idx, targets=None) -> (logits, loss)`."""
+
+    def __init__(self, config: GPTConfig):
+        super().__init__()
+        self.config = config
+        self.transformer = nn.ModuleDict(
+            {
+                "wte": nn.Embedding(config.vocab_size, config.d_model),
+                "wpe": nn.Embedding(config.n_ctx, config.d_model),
+                "drop": nn.Dropout(config.dropout),
+                "h": nn.ModuleList([Block(config) for _ in range(config.n_layer)]),
+                "ln_f": nn.LayerNorm(config.d_model, eps=config.layer_norm_eps),
+            }
+        )
+        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.lm_head.weight = self.transformer.wte.weight  # tied: one Parameter, two names
+        self._init_weights()
+
+    def _init_weights(self) -> None:
+        """GPT-2's initialisation: N(0, 0.02²) everywhere, and the projections that end a
+        residual branch scaled by 1/√(2·n_layer), so the residual stream's variance does not
+        grow with depth (each block adds two branches)."""
+        for module in self.modules():
+            if isinstance(module, (nn.Linear, nn.Embedding, nn.Conv1D)):
+                nn.init.normal_(module.weight, 0.0, 0.02)
+            if isinstance(module, (nn.Linear, nn.Conv1D)) and module.bias is not None:
+                nn.init.zeros_(module.bias)
+        std = 0.02 / math.sqrt(2 * self.config.n_layer)
+        for block in self.transformer.h:
+            nn.init.normal_(block.attn.c_proj.weight, 0.0, std)
+            nn.init.normal_(block.mlp.c_proj.weight, 0.0, std)
+
+    def forward(self, idx, targets=None):
+        """idx: (B, T) token ids; targets: (B, T) ids or None. Returns logits (B, T, V) and the
+        mean cross-entropy over the targets (None without targets)."""
+        idx = idx if isinstance(idx, Tensor) else Tensor(np.asarray(idx))
+        if idx.ndim != 2:
+            raise ValueError(f"GPT: idx must be (batch, time) token ids, got shape {idx.shape}")
+        B, T = idx.shape
+        if T > self.config.n_ctx:
+            raise ValueError(
+                f"GPT: a sequence of {T} tokens is longer than n_ctx = "
+                f"{self.config.n_ctx}; crop it (idx[:, -n_ctx:]) or build a larger "
+                "model"
+            )
+        tok = self.transformer.wte(idx)  # (B, T, d)
+        pos = self.transformer.wpe(arange(T))  # (T, d)
+        x = self.transformer.drop(tok + pos)  # (B, T, d)
+        for block in self.transformer.h:
+            x = block(x)  # (B, T, d)
+        logits = self.lm_head(self.transformer.ln_f(x))  # (B, T, V)
+        if targets is None:
+            return logits, None
+        targets = targets if isinstance(targets, Tensor) else Tensor(np.asarray(targets))
+        loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
+        return logits, loss
+
+    @no_grad()
+    def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k=None):
+        """Append `max_new_tokens` sampled tokens to idx (B, T); returns (B, T + new).
+
+        Each step feeds the last n_ctx tokens, takes the logits of the last position, divides
+        them by `temperature` (0 means always take the most likely token), keeps the `top_k`
+        largest, and samples from the softmax with the global generator.
+        """
+        was_training = self.training
+        self.eval()
+        idx = idx if isinstance(idx, Tensor) else Tensor(np.asarray(idx))
+        try:
+            for _ in range(max_new_tokens):
+                logits, _ = self(idx[:, -self.config.n_ctx :])
+                idx = cat([idx, _sample(logits.data[:, -1, :], temperature, top_k)], dim=1)
+        finally:
+            self.train(was_training)
+        return idx
+
+    def _filter_state_dict(self, state: dict) -> dict:
+        """Accept GPT-2 checkpoints as they come: drop their attention-mask buffers
+        (`attn.bias`, `attn.masked_bias`: constants, not weights) and fill a missing tied
+        `lm_head.weight` from `transformer.wte.weight`."""
+        state = {
+            k: v for k, v in state.items() if not k.endswith((".attn.bias", ".attn.masked_bias"))
+        }
+        if "lm_head.weight" not in state and "transformer.wte.weight" in state:
+            state["lm_head.weight"] = state["transformer.wte.weight"]
+        return state
+
+
+def _sample(logits: np.ndarray, temperature: float, top_k) -> Tensor:
+    """One token per row of logits (B, V): (B, 1) int64."""
+    if temperature == 0:
+        return Tensor._make(logits.argmax(-1)[:, None].astype(np.int64))
+    logits = logits.astype(np.float64) / temperature
+    if top_k is not None:
+        kth = np.sort(logits, axis=-1)[:, -min(top_k, logits.shape[-1])][:, None]
+        logits = np.where(logits < kth, -np.inf, logits)
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    cumulative = np.cumsum(probs / probs.sum(-1, keepdims=True), axis=-1)
+    draws = generator().random((logits.shape[0], 1))
+    choice = (cumulative < draws).sum(-1).clip(max=logits.shape[-1] - 1)
+    return Tensor._make(choice[:, None].astype(np.int64))
