@@ -245,17 +245,18 @@ def test_seed_004_layer_instance_and_group_norm():
     assert torch.allclose(instance, (input_data - mean) / torch.sqrt(var + 1e-5), atol=1e-6)
 
     # The seed splits into chunks of size num_groups; chunks of C // num_groups channels are
-    # the groups (the two agree only when C = num_groups ** 2, as with 4 and 2). Use 6 and 3.
-    num_groups, channels = 3, 6
-    data = torch.randn(2, 5, channels)
-    group = nn.GroupNorm(num_groups, channels, affine=False)(data.transpose(-1, -2))
-    pieces = []
-    for chunk in torch.split(data, channels // num_groups, dim=-1):
-        m = torch.mean(chunk, dim=(1, 2), keepdim=True)
-        v = torch.var(chunk, dim=(1, 2), keepdim=True, unbiased=False)
-        pieces.append((chunk - m) / torch.sqrt(v + 1e-5))
-    assert len(pieces) == num_groups
-    assert torch.allclose(group.transpose(-1, -2), torch.cat(pieces, dim=-1), atol=1e-6)
+    # the groups. The two agree only when C = num_groups ** 2, as in the seed's GroupNorm(2, 4);
+    # GroupNorm(3, 6) shows the difference matters.
+    for num_groups, channels in [(2, 4), (3, 6)]:
+        data = input_data if channels == embedding_dim else torch.randn(2, 5, channels)
+        group = nn.GroupNorm(num_groups, channels, affine=False)(data.transpose(-1, -2))
+        pieces = []
+        for chunk in torch.split(data, channels // num_groups, dim=-1):
+            m = torch.mean(chunk, dim=(1, 2), keepdim=True)
+            v = torch.var(chunk, dim=(1, 2), keepdim=True, unbiased=False)
+            pieces.append((chunk - m) / torch.sqrt(v + 1e-5))
+        assert len(pieces) == num_groups
+        assert torch.allclose(group.transpose(-1, -2), torch.cat(pieces, dim=-1), atol=1e-6)
 
 
 def test_seed_004_weight_norm():
