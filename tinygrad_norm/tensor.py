@@ -42,7 +42,7 @@ from .ops.elementwise import (
 )
 from .ops.fused.softmax import log_softmax as fused_log_softmax
 from .ops.fused.softmax import softmax as fused_softmax
-from .ops.movement import Clone, GetItem
+from .ops.movement import Clone, GetItem, has_array_index
 from .printing import format_tensor
 
 
@@ -380,6 +380,9 @@ class Tensor:
     def __getitem__(self, index) -> Tensor:
         index = _normalize_index(index)
         try:
+            ints, rest = _ints_first(index)
+            if ints:  # PyTorch's order: the integers select, then the arrays index the rest
+                return GetItem.apply(GetItem.apply(self, index=ints), index=rest)
             return GetItem.apply(self, index=index)
         except IndexError as error:
             raise IndexError(
@@ -395,7 +398,9 @@ class Tensor:
                 "recorded for backward; build a new tensor with tg.where or "
                 "masked_fill, or write inside tg.no_grad()"
             )
-        self.data[_normalize_index(index)] = value.data if isinstance(value, Tensor) else value
+        ints, rest = _ints_first(_normalize_index(index))
+        target = self.data[ints] if ints else self.data  # basic indexing: a view, written through
+        target[rest] = value.data if isinstance(value, Tensor) else value
 
     # --- elementwise math ----------------------------------------------------------------------
     def exp(self):
@@ -669,6 +674,35 @@ def _normalize_index(index) -> tuple:
             i = np.asarray(i)
         out.append(i)
     return tuple(out)
+
+
+def _ints_first(index: tuple) -> tuple[tuple, tuple]:
+    """Split an index that mixes integers with index arrays into (integers, the rest).
+
+    PyTorch applies the integers first, as `x[0]` would, then indexes what is left with the
+    arrays; NumPy counts an integer as one more array index, and moves the broadcast axes of
+    separated array indices to the front: for x of shape (2, 3, 4), `x[0, :, [1, 1]]` is
+    (3, 2) in PyTorch but (2, 3) in NumPy. Indexing with the integers (and full slices in
+    place of everything else) and then with the rest gives PyTorch's result. Returns
+    `((), index)` when the index does not mix the two.
+    """
+    ints = [isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index]
+    if not any(ints) or not has_array_index(index):
+        return (), index
+    first, rest = [], []
+    for i, is_int in zip(index, ints):
+        if is_int:
+            first.append(i)
+        elif i is Ellipsis:
+            first.append(i)
+            rest.append(i)
+        elif i is None:
+            rest.append(i)
+        else:  # a slice, or an array (a boolean one stands for as many axes as it has)
+            n_axes = i.ndim if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
+            first.extend([slice(None)] * n_axes)
+            rest.append(i)
+    return tuple(first), tuple(rest)
 
 
 def _describe_index(index: tuple) -> str:
