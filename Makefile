@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Keep in sync with the `oracle` extra in pyproject.toml; never install an unpinned torch.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: venv graphviz test test-oracle lint format demo clean distclean
+.PHONY: venv graphviz test test-oracle fuzz lint format demo clean distclean
 
 venv: $(VENV)/.stamp-dev graphviz
 
@@ -53,6 +53,11 @@ test-oracle: $(VENV)/.stamp-oracle
 		exit 0; \
 	fi; \
 	exit $$status
+
+# The property-based tests with many more random examples (Hypothesis profile "fuzz", see
+# tests/conftest.py); `make test` runs the same tests with a small, fixed set ("ci").
+fuzz: venv
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py
 
 lint: venv
 	$(BIN)/ruff check .

@@ -1,7 +1,10 @@
 """Shared pytest set-up. Tests that need PyTorch use ``torch = pytest.importorskip("torch")``."""
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 
 @pytest.fixture(autouse=True)
@@ -9,3 +12,26 @@ def _restore_numpy_printoptions():
     """Undo any ``np.set_printoptions`` a test makes, so output never depends on test order."""
     with np.printoptions():
         yield
+
+
+# --- Hypothesis profiles (tests/test_properties.py) ---------------------------------------------
+# "ci", the default: a fixed, small set of examples, the same on every run, so `make test` stays
+# fast and reproducible. "fuzz" (`make fuzz` sets HYPOTHESIS_PROFILE=fuzz): many more random
+# examples, a new draw each run.
+settings.register_profile(
+    "ci",
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=1000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
