@@ -8,6 +8,7 @@ method `x.mean()` are the same function.
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -79,14 +80,31 @@ def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
     With correction 1 (Bessel's) it estimates the population variance from a sample;
     LayerNorm and BatchNorm's batch statistics use correction 0, the plain mean of squares.
     """
-    dims = normalize_dims("var", dim, x.ndim)
+    return _var("var", x, dim, unbiased, keepdim, correction)
+
+
+def _var(op, x, dim, unbiased, keepdim, correction):
+    dims = normalize_dims(op, dim, x.ndim)
     correction = (1 if unbiased else 0) if correction is None else correction
-    centered = x - Sum.apply(x, dims, True) / _count(x.shape, dims)
-    return Sum.apply(centered * centered, dims, keepdim) / (_count(x.shape, dims) - correction)
+    count = _count(x.shape, dims)
+    centered = x - Sum.apply(x, dims, True) / count
+    squares = Sum.apply(centered * centered, dims, keepdim)
+    if count - correction > 0:
+        return squares / (count - correction)
+    # NOTE: as PyTorch: no degrees of freedom left divides by 0 (nan for one element, inf
+    # otherwise; never a negative variance), with a warning.
+    warnings.warn(
+        f"{op}: {count} element(s) per result with correction={correction} leave no degrees "
+        "of freedom (N - correction <= 0), so the result is nan or inf, as in PyTorch; for one "
+        "sample use unbiased=False (correction=0), which gives 0",
+        stacklevel=4,
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return squares / 0.0
 
 
 def std(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
-    return var(x, dim, unbiased, keepdim, correction=correction).sqrt()
+    return _var("std", x, dim, unbiased, keepdim, correction).sqrt()
 
 
 def amax(x, dim=None, keepdim=False):
