@@ -176,14 +176,25 @@ def norm(x, p=2, dim=None, keepdim=False):
     """The p-norm over `dim`: (sum |x|^p)^(1/p); p may be 'fro' (= 2), inf or -inf."""
     dims = normalize_dims("norm", dim, x.ndim)
     if p in ("fro", 2):
-        return Sum.apply(x * x, dims, keepdim).sqrt()
+        return _root(Sum.apply(x * x, dims, keepdim), 2)
     if p == float("inf"):
         return Max.apply(x.abs(), dims, keepdim)
     if p == float("-inf"):
         return -Max.apply(-x.abs(), dims, keepdim)
     if p == 1:
         return Sum.apply(x.abs(), dims, keepdim)
-    return Sum.apply(x.abs() ** p, dims, keepdim) ** (1.0 / p)
+    return _root(Sum.apply(x.abs() ** p, dims, keepdim), p)
+
+
+def _root(total, p):
+    """total ** (1/p), whose gradient is 0 where total is 0, as PyTorch's norm at the zero
+    vector (the chain rule alone gives 0 * inf = nan there: the root is infinitely steep)."""
+    zero = total.data == 0
+    if not zero.any():
+        return total.sqrt() if p == 2 else total ** (1.0 / p)
+    safe = Where.apply(zero, np.ones((), total.dtype), total)  # 1 where 0: a finite slope
+    root = safe.sqrt() if p == 2 else safe ** (1.0 / p)
+    return Where.apply(zero, np.zeros((), total.dtype), root)
 
 
 # --- softmax, composed (Tensor.softmax uses the fused op in ops/fused/softmax.py) ----------------
