@@ -7,17 +7,21 @@ Sizes come as varargs or one tuple, as in PyTorch: `tg.zeros(2, 3)`, `tg.zeros((
 import numpy as np
 
 from . import dtypes
+from .ops.composite import integer_sizes
 from .random import generator
 from .tensor import Tensor
 
 
-def _shape(sizes: tuple, size) -> tuple:
+def _shape(op: str, sizes: tuple, size) -> tuple:
     """`(2, 3)` from `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
     if size is not None:
         sizes = (size,)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    return tuple(int(n) for n in sizes)
+    shape = integer_sizes(op, sizes)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{op}: size {shape} has a negative dimension; sizes must be >= 0")
+    return shape
 
 
 def _new(array: np.ndarray, dtype, requires_grad: bool) -> Tensor:
@@ -42,11 +46,11 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 
 def zeros(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
-    return _new(np.zeros(_shape(sizes, size), _float(dtype)), None, requires_grad)
+    return _new(np.zeros(_shape("zeros", sizes, size), _float(dtype)), None, requires_grad)
 
 
 def ones(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
-    return _new(np.ones(_shape(sizes, size), _float(dtype)), None, requires_grad)
+    return _new(np.ones(_shape("ones", sizes, size), _float(dtype)), None, requires_grad)
 
 
 def empty(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
@@ -58,7 +62,7 @@ def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
     if dtype is None:
         dtype = _float(None) if isinstance(fill_value, float) else np.asarray(fill_value).dtype
         dtype = np.int64 if np.dtype(dtype).kind in "iu" else dtype
-    return _new(np.full(_shape((size,), None), fill_value, dtype), None, requires_grad)
+    return _new(np.full(_shape("full", (size,), None), fill_value, dtype), None, requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
@@ -80,13 +84,15 @@ def empty_like(t, dtype=None, requires_grad=False) -> Tensor:
 def randn(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
     """Samples of the standard normal distribution N(0, 1), from the global generator."""
     dtype = _float(dtype)
-    return _new(generator().standard_normal(_shape(sizes, size), dtype=dtype), None, requires_grad)
+    return _new(
+        generator().standard_normal(_shape("randn", sizes, size), dtype=dtype), None, requires_grad
+    )
 
 
 def rand(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
     """Samples of the uniform distribution on [0, 1), from the global generator."""
     dtype = _float(dtype)
-    return _new(generator().random(_shape(sizes, size), dtype=dtype), None, requires_grad)
+    return _new(generator().random(_shape("rand", sizes, size), dtype=dtype), None, requires_grad)
 
 
 def randint(low, high=None, size=None, *, dtype=None) -> Tensor:

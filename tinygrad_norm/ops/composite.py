@@ -8,6 +8,7 @@ method `x.mean()` are the same function.
 from __future__ import annotations
 
 import builtins
+import operator
 import warnings
 from typing import NamedTuple
 
@@ -357,15 +358,29 @@ def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
     return sizes
 
 
-def _sizes(sizes) -> tuple:
+def _sizes(sizes, op="reshape") -> tuple:
     """Sizes given as varargs `(2, 3)` or as one tuple/list `((2, 3),)`."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    return tuple(int(s) for s in sizes)
+    return integer_sizes(op, sizes)
+
+
+def integer_sizes(op: str, sizes) -> tuple:
+    """`sizes` as Python ints. A float such as 2.5 (or 6 / 2) is an error, never truncated."""
+    out = []
+    for s in sizes:
+        try:
+            out.append(operator.index(s))
+        except TypeError:
+            raise TypeError(
+                f"{op}: expected integers, got {s!r} in {tuple(sizes)}; use integer "
+                "division (n // 2) or int(...)"
+            ) from None
+    return tuple(out)
 
 
 def permute(x, *dims):
-    dims = _sizes(dims)
+    dims = _sizes(dims, "permute")
     if sorted(d % builtins.max(x.ndim, 1) for d in dims) != list(range(x.ndim)):
         raise ValueError(
             f"permute: dims {dims} must name each of the {x.ndim} axes of shape "
@@ -384,7 +399,7 @@ def transpose(x, dim0, dim1):
 
 def expand(x, *sizes):
     """Broadcast to `sizes` without copying; -1 keeps a size; new axes go in front."""
-    sizes = _sizes(sizes)
+    sizes = _sizes(sizes, "expand")
     lead = len(sizes) - x.ndim
     if lead < 0:
         raise ValueError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
@@ -427,7 +442,7 @@ def flatten(x, start_dim=0, end_dim=-1):
 
 def repeat(x, *sizes):
     """Tile the tensor `sizes[i]` times along axis i (like np.tile): expand, then reshape."""
-    sizes = _sizes(sizes)
+    sizes = _sizes(sizes, "repeat")
     if len(sizes) < x.ndim:
         raise ValueError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
     shape = (1,) * (len(sizes) - x.ndim) + x.shape
