@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # Keep in sync with the `oracle` extra in pyproject.toml; never install an unpinned torch.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: venv graphviz test test-oracle fuzz lint format demo clean distclean
+.PHONY: venv graphviz test test-oracle fuzz lint format demo bench clean distclean
 
 venv: $(VENV)/.stamp-dev graphviz
 
@@ -69,6 +69,12 @@ format: venv
 
 demo: venv
 	$(BIN)/python -m tinygrad_norm gradcheck
+
+# The GPT training-step benchmark (benchmarks/gpt_step.py): tinygrad_norm against hand-written
+# NumPy and PyTorch (installed as for test-oracle), in one process and each alone.
+# Options through BENCH_ARGS, e.g. make bench BENCH_ARGS="--sizes small --steps 40".
+bench: $(VENV)/.stamp-oracle
+	$(BIN)/python -m tinygrad_norm bench --alone $(BENCH_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .ruff_cache

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 
-from . import draw, gradcheck, steps
+from . import bench, draw, gradcheck, steps, train
 
 COMMANDS = {
+    "train": train,
     "gradcheck": gradcheck,
     "steps": steps,
     "draw": draw,
+    "bench": bench,
 }
 
 
