@@ -1,0 +1,67 @@
+"""The notebooks run top to bottom and their asserts hold; the committed copies carry outputs.
+
+Each notebook in notebooks/ is executed with nbclient on the `python3` kernel (ipykernel, from
+the dev extra, provides it in the venv and starts it with this same Python), with notebooks/ as
+the working directory and a timeout per cell. The run happens on a copy in memory: the files on
+disk are left exactly as committed.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+NOTEBOOK_DIR = pathlib.Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+CELL_TIMEOUT = 120  # seconds; every notebook takes a few seconds in all, training one ~30
+MAX_BYTES = 1_000_000  # committed with outputs, but small enough to read on a code host
+
+KERNEL_HINT = (
+    "the notebook kernel could not import tinygrad_norm: the `python3` kernel Jupyter found is "
+    "not this environment's. Install this environment's kernel with "
+    "`python -m ipykernel install --sys-prefix` (or run `make test`, which uses .venv)."
+)
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_top_to_bottom(path):
+    committed = path.read_bytes()
+    notebook = nbformat.reads(committed.decode("utf-8"), as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+    )
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        hint = f"\n\n{KERNEL_HINT}" if "No module named 'tinygrad_norm'" in str(error) else ""
+        pytest.fail(f"{path.name}: a cell failed\n{error}{hint}", pytrace=False)
+    assert path.read_bytes() == committed, f"running {path.name} changed the file on disk"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebook_has_its_outputs(path):
+    """Committed after a clean run: every code cell executed, in order, without errors."""
+    size = path.stat().st_size
+    assert size < MAX_BYTES, f"{path.name} is {size:,} bytes; keep outputs small"
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    counts = [cell.execution_count for cell in code]
+    assert counts == list(range(1, len(code) + 1)), (
+        f"{path.name}: execution counts {counts}; run it top to bottom and save it with outputs"
+    )
+    for cell in code:
+        assert not any(out.output_type == "error" for out in cell.outputs), (
+            f"{path.name}: a committed cell shows an error:\n{cell.source}"
+        )
+        assert "shared/" not in cell.source, f"{path.name} reads outside the project"
