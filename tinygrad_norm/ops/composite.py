@@ -230,8 +230,7 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
     from ..tensor import Tensor
 
     condition = np.asarray(condition.data if isinstance(condition, Tensor) else condition)
-    if condition.dtype != np.bool_:
-        condition = condition.astype(bool)
+    _require_bool("where", "condition", condition, "True takes input, False takes other")
     like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else None
     a, b = as_tensor(input, like), as_tensor(other, like)
     try:
@@ -239,13 +238,35 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
     except ValueError:
         raise ValueError(
             f"where: condition {condition.shape}, input {a.shape} and other "
-            f"{b.shape} cannot be broadcast to one shape"
+            f"{b.shape} cannot be broadcast to one shape: aligned from the right, each "
+            "size must be equal to the others or 1"
         ) from None
     return Where.apply(condition, a, b)
 
 
+def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
+    """PyTorch's rule: a condition or mask is bool; a float or int one is not guessed at."""
+    if array.dtype != np.bool_:
+        raise TypeError(
+            f"{op}: {name} must be a bool tensor ({meaning}), got {array.dtype}; build it "
+            "with a comparison such as x > 0 or m == 0, or convert it with .bool()"
+        )
+
+
 def masked_fill(x, mask, value):
     """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
+    from ..tensor import Tensor
+
+    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    _require_bool("masked_fill", "mask", mask, "True where value goes")
+    try:
+        np.broadcast_shapes(mask.shape, x.shape)
+    except ValueError:
+        raise ValueError(
+            f"masked_fill: mask of shape {mask.shape} cannot be broadcast with the tensor's "
+            f"shape {x.shape}: aligned from the right, each pair of sizes must be equal or "
+            "one of them 1"
+        ) from None
     return where(mask, value, x)
 
 
@@ -472,6 +493,8 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """Join tensors of one shape along a new axis `dim`."""
     tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("stack: expected a non-empty list of tensors")
     shapes = {t.shape for t in tensors}
     if len(shapes) != 1:
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
@@ -504,4 +527,6 @@ def split(x, split_size_or_sections, dim=0):
 def chunk(x, chunks, dim=0):
     """Split into `chunks` pieces of equal size (the last may be smaller)."""
     (axis,) = normalize_dims("chunk", dim, x.ndim)
+    if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
+        raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
     return split(x, -(-x.shape[axis] // chunks), dim)
