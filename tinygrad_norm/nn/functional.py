@@ -9,6 +9,7 @@ Each accepts Tensors (or NumPy arrays, which become constants) and returns a Ten
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -515,6 +516,25 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
     return total if reduction == "sum" else total / float(w_t.sum())
 
 
+def _check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple) -> None:
+    """Input and target of different shapes: an error if they cannot broadcast, else PyTorch's
+    warning, since broadcasting them is almost always a mistake ((N, 1) against (N,) gives an
+    (N, N) loss)."""
+    try:
+        shape = np.broadcast_shapes(input_shape, target_shape)
+    except ValueError:
+        raise ValueError(
+            f"{op}: input of shape {input_shape} and target of shape {target_shape} do not "
+            "match (nor broadcast); give the target the input's shape"
+        ) from None
+    warnings.warn(
+        f"{op}: target of shape {target_shape} differs from input of shape {input_shape}; "
+        f"they broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "
+        "target.reshape(input.shape)",
+        stacklevel=3,
+    )
+
+
 def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     """Mean squared error: (input - target)^2, averaged ("mean"), summed ("sum") or not.
 
@@ -525,6 +545,10 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     if reduction not in REDUCTIONS:
         raise ValueError(f"mse_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
     x = as_tensor(input)
+    if not isinstance(target, (int, float)):  # a number is every element's target
+        target = as_tensor(target, x)
+        if target.shape != x.shape:
+            _check_loss_shapes("mse_loss", x.shape, target.shape)
     diff = x - as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":
