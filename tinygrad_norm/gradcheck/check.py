@@ -116,7 +116,7 @@ def gradgradcheck(
 
     settings = Settings(eps, atol, rtol, fast_mode, nondet_tol)
     inputs, name = _as_tuple(inputs), _name(fn)
-    _require_float64(inputs, "input", eps)
+    _require_float64("gradgradcheck", inputs, "input", eps)
     start = get_rng_state()
     try:
         leaves = _fresh_leaves(inputs)
@@ -166,7 +166,7 @@ def gradgradcheck(
 def _run(fn, inputs: tuple, settings: Settings, raise_exception: bool, title: str, name, where):
     """Check (fast mode first if asked, then the full Jacobian to find the element), restore the
     random state, raise or return."""
-    _require_float64(inputs, "input", settings.eps)
+    _require_float64(title, inputs, "input", settings.eps)
     start = get_rng_state()
     try:
         result = _check(fn, inputs, settings, start, title, name, where)
@@ -196,7 +196,7 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
     checked = [o for o, out in enumerate(outputs) if out.dtype.kind == "f"]  # not int outputs
     if not checked:
         raise ValueError(f"{title}: {name} returned no floating-point output to differentiate")
-    _require_float64([outputs[o] for o in checked], "output", settings.eps)
+    _require_float64(title, [outputs[o] for o in checked], "output", settings.eps)
 
     def all_outputs_flat() -> np.ndarray:
         """fn at the current (perturbed) inputs, at the same random state as every other call."""
@@ -478,12 +478,14 @@ def _grad_outputs(grad_outputs, outputs: list) -> list:
     return result
 
 
-def _require_float64(tensors, what: str, eps: float) -> None:
+def _require_float64(title: str, tensors, what: str, eps: float) -> None:
     from ..tensor import Tensor
 
     for p, x in enumerate(tensors):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype != np.float64:
-            raise TypeError(f"{what} {p} is {x.dtype}, but " + precision_help(eps))
+            raise TypeError(
+                f"{title}: {what} {p} is {x.dtype} (shape {x.shape}), but " + precision_help(eps)
+            )
 
 
 def _unit(a: np.ndarray) -> np.ndarray:
