@@ -486,6 +486,16 @@ class Module:
                     "gives them different values"
                 )
         if problems:
+            if strict and (missing or unexpected):
+                problems.append(
+                    "(to load only the keys that match, pass strict=False: it returns the "
+                    "missing and unexpected keys)"
+                )
+            if any(p.startswith("size mismatch") for p in problems):
+                problems.append(
+                    "(a size mismatch means the checkpoint comes from a model built with other "
+                    "sizes: build this one with the checkpoint's configuration)"
+                )
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__} (nothing was "
                 "changed):\n  " + "\n  ".join(problems)
