@@ -1,0 +1,8 @@
+"""Data for training a small GPT: built-in digit tasks (no download) and a character dataset.
+
+- `tasks.py`: `SortDigits`, `AddDigits`: prompts and exact answers, a held-out split, accuracy.
+- `text.py`: `CharDataset`: random windows of any text, characters as tokens.
+"""
+
+from .tasks import TASKS, AddDigits, DigitTask, SortDigits
+from .text import CharDataset
