@@ -5,8 +5,11 @@ import sys
 
 import numpy as np
 
+import tinygrad_norm as tg
 from tinygrad_norm.cli import gradcheck as gradcheck_command
 from tinygrad_norm.cli import main
+from tinygrad_norm.testing.module_cases import CASES as MODULE_CASES
+from tinygrad_norm.testing.module_cases import ModuleCase
 from tinygrad_norm.testing.op_cases import OpCase
 
 
@@ -33,7 +36,7 @@ def test_gradcheck_exits_nonzero_when_an_op_is_wrong(capsys, monkeypatch):
 
     bad = OpCase("square_bug", lambda lib, x: Twice.apply(x), np.square, ((3,),))
     monkeypatch.setattr(gradcheck_command, "CASES", [bad])
-    assert main(["gradcheck"]) == 1
+    assert main(["gradcheck", "-k", "square_bug"]) == 1
     assert "FAILED: square_bug" in capsys.readouterr().out
 
 
@@ -45,3 +48,92 @@ def test_module_entry_point_prints_help():
         check=True,
     )
     assert "gradcheck" in result.stdout
+
+
+# --- the module table -------------------------------------------------------------------------
+def test_gradcheck_table_has_module_rows(capsys):
+    assert main(["gradcheck", "-k", "layernorm*"]) == 0  # any case: LayerNorm(5), ...
+    out = capsys.readouterr().out
+    assert "module " in out and "1st order" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if "LayerNorm" in line}
+    assert set(rows) == {"LayerNorm(5)", "LayerNorm(dimensions=2)"}
+    assert rows["LayerNorm(5)"][1] == "2x3x5"
+    assert rows["LayerNorm(5)"][4:6] == ["ok", "ok"]  # first and second order
+    assert "2 modules checked, 2 passed" in out and "ops checked" not in out
+
+
+def test_gradcheck_pattern_selects_ops_and_modules_alike(capsys):
+    assert main(["gradcheck", "-k", "*relu*"]) == 0
+    out = capsys.readouterr().out
+    module_row = next(line.split() for line in out.splitlines() if line.startswith("ReLU "))
+    assert module_row[4:6] == ["ok", "-"]  # ReLU has a kink: no second-order check
+    assert "ops checked" in out and "1 modules checked, 1 passed" in out
+
+
+def test_gradcheck_with_no_match_says_so(capsys):
+    assert main(["gradcheck", "-k", "no_such_thing"]) == 2
+    assert "no op or module matches" in capsys.readouterr().out
+
+
+def test_every_nn_layer_is_in_the_module_table():
+    layers = {
+        obj
+        for obj in vars(tg.nn).values()
+        if isinstance(obj, type) and issubclass(obj, tg.nn.Module)
+    } - {tg.nn.Module, tg.nn.Sequential, tg.nn.ModuleList, tg.nn.ModuleDict, tg.nn.Identity}
+    covered = {type(case.module()) for case in MODULE_CASES}
+    assert layers - covered == set()
+    assert any("weight_norm" in case.name for case in MODULE_CASES)
+
+
+class Scale(tg.Function):
+    """y = x * w. `numpy_grad_w` computes grad_w from arrays: right values, but a constant."""
+
+    numpy_grad_w = False
+    forget_two = False
+
+    @staticmethod
+    def forward(ctx, x, w):
+        ctx.save_for_backward(x, w)
+        return x * w
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, w = ctx.saved_tensors
+        grad_w = (grad_output * x).sum(0)
+        if Scale.numpy_grad_w:
+            grad_w = tg.Tensor(grad_w.data.copy())
+        return grad_output * w, grad_w * (0.5 if Scale.forget_two else 1.0)
+
+
+class Scaled(tg.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = tg.nn.Parameter(tg.ones(3))
+
+    def forward(self, x):
+        return Scale.apply(x, self.weight).tanh()
+
+
+def _run_buggy(monkeypatch, capsys, **bug):
+    for name, value in bug.items():
+        monkeypatch.setattr(Scale, name, value)
+    case = ModuleCase("Scaled", Scaled, lambda rng: (rng.standard_normal((2, 3)),))
+    monkeypatch.setattr(gradcheck_command, "MODULE_CASES", [case])
+    status = main(["gradcheck", "-k", "scaled"])
+    row = next(line.split() for line in capsys.readouterr().out.splitlines() if "Scaled " in line)
+    return status, row[4:6]
+
+
+def test_gradcheck_module_rows_pass_a_right_module(monkeypatch, capsys):
+    assert _run_buggy(monkeypatch, capsys) == (0, ["ok", "ok"])
+
+
+def test_gradcheck_catches_a_wrong_parameter_gradient(monkeypatch, capsys):
+    assert _run_buggy(monkeypatch, capsys, forget_two=True) == (1, ["FAIL", "FAIL"])
+
+
+def test_gradcheck_second_order_covers_the_parameters(monkeypatch, capsys):
+    """The weight's gradient is right but built from NumPy: only differentiating it again
+    (with respect to x) can tell, so the second-order check must include the parameters."""
+    assert _run_buggy(monkeypatch, capsys, numpy_grad_w=True) == (1, ["ok", "FAIL"])

@@ -1,8 +1,11 @@
-"""Check the gradients of every op, first and second order, against finite differences.
+"""Check the gradients of every op and every nn module, first and second order, against
+finite differences.
 
 Each op of `tinygrad_norm.testing.op_cases` runs on float64 inputs; `gradcheck` compares its
 backward with central differences and `gradgradcheck` does the same for the backward of the
-backward. The exit code is 1 if any check fails.
+backward. Each module of `tinygrad_norm.testing.module_cases` is checked with `check_module`
+(its inputs and every parameter, in train and eval mode) and, where it is smooth, with
+`gradgradcheck` (inputs and parameters, train mode). The exit code is 1 if any check fails.
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ import time
 
 from ..gradcheck import gradcheck, gradgradcheck
 from ..tensor import Tensor
+from ..testing.module_cases import CASES as MODULE_CASES
+from ..testing.module_cases import check_module_case
 from ..testing.op_cases import CASES
 from .table import format_table
 
-HELP = "check every op's first and second derivatives; print a table"
+HELP = "check every op's and module's first and second derivatives; print a table"
+HEADERS = ["input shapes", "max abs err", "max rel err", "1st order", "2nd order", "time"]
 
 
 def add_arguments(parser) -> None:
@@ -24,7 +30,8 @@ def add_arguments(parser) -> None:
         "--only",
         metavar="PATTERN",
         default="*",
-        help="check only the cases whose name matches (shell pattern, e.g. 'sum*')",
+        help="check only the ops and modules whose name matches (shell pattern, any case, "
+        "e.g. 'sum*' or '*norm*')",
     )
 
 
@@ -39,6 +46,15 @@ def _verdict(result) -> str:
     if result.ok:
         return "ok"
     return "kink" if result.kinks and not result.wrong else "FAIL"
+
+
+def _verdicts(results) -> str:
+    """One verdict for several results (a module's train and eval modes): the worst."""
+    verdicts = [_verdict(r) for r in results]
+    for worst in ("FAIL", "kink"):
+        if worst in verdicts:
+            return worst
+    return "ok"
 
 
 def check_case(case) -> list:
@@ -64,24 +80,62 @@ def check_case(case) -> list:
     ]
 
 
+def check_module_row(case) -> list:
+    """One row of the module table: the errors are the largest of train and eval mode."""
+    check = check_module_case(case)
+    first = list(check.first.results.values())
+    max_abs = max(_max_errors(r)[0] for r in first)
+    max_rel = max(_max_errors(r)[1] for r in first)
+    return [
+        case.name,
+        check.shapes,
+        f"{max_abs:.1e}",
+        f"{max_rel:.1e}",
+        _verdicts(first),
+        _verdict(check.second) if check.second is not None else "-",
+        f"{check.seconds * 1e3:.0f} ms",
+    ]
+
+
 def _lib():
     import tinygrad_norm
 
     return tinygrad_norm
 
 
+def _matches(name: str, pattern: str) -> bool:
+    return fnmatch.fnmatchcase(name.lower(), pattern.lower())
+
+
 def run(args) -> int:
-    rows = [check_case(c) for c in CASES if fnmatch.fnmatch(c.name, args.only)]
-    print(
-        format_table(
-            ["op", "input shapes", "max abs err", "max rel err", "1st order", "2nd order", "time"],
-            rows,
-            right={2, 3, 6},
+    start = time.perf_counter()
+    tables = []
+    for kind, cases, check in (
+        ("op", CASES, check_case),
+        ("module", MODULE_CASES, check_module_row),
+    ):
+        rows = [check(c) for c in cases if _matches(c.name, args.only)]
+        if rows:
+            print(format_table([kind, *HEADERS], rows, right={2, 3, 6}) + "\n")
+        tables.append((kind, rows))
+    if not any(rows for _, rows in tables):
+        print(f"no op or module matches {args.only!r} (see the names with -k '*')")
+        return 2
+    if any(r[3] == "inf" for _, rows in tables for r in rows):
+        print(
+            "max rel err = inf: a derivative that is exactly zero in theory (e.g. with respect\n"
+            "to attention's key bias: softmax ignores a shift shared by all keys) leaves both\n"
+            "values at rounding noise, and a finite difference of exactly 0 makes the relative\n"
+            "error infinite. Such an entry passes on |analytic - numerical| <= atol alone.\n"
         )
+    failed = [r[0] for _, rows in tables for r in rows if "FAIL" in (r[4], r[5])]
+    counts = "; ".join(
+        f"{len(rows)} {kind}s checked, {sum(r[0] not in failed for r in rows)} passed"
+        for kind, rows in tables
+        if rows
     )
-    failed = [r[0] for r in rows if "FAIL" in (r[4], r[5])]
     print(
-        f"\n{len(rows)} ops checked, {len(rows) - len(failed)} passed"
+        f"{counts} ({time.perf_counter() - start:.1f} s)"
         + (f", FAILED: {', '.join(failed)}" if failed else "")
     )
     return 1 if failed else 0
