@@ -583,6 +583,9 @@ class Tensor:
         return randn(*size, dtype=dtype, requires_grad=requires_grad)
 
 
+engine.Tensor = Tensor  # the engine wraps arrays in Tensors; it gets the class here, once
+
+
 class _HookHandle:
     """What `register_hook` returns: `.remove()` takes the hook away again."""
 
@@ -635,7 +638,21 @@ def _to_array(data, dtype) -> np.ndarray:
             array = array.astype(np.int64)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
-    return array if dtype is None else array.astype(dtype)
+    return array if dtype is None else array.astype(_numeric_dtype(dtype))
+
+
+def _numeric_dtype(dtype) -> np.dtype:
+    """`dtype=` as a NumPy dtype of numbers (a string or object dtype is refused)."""
+    try:
+        numeric = np.dtype(dtype)
+    except TypeError:
+        numeric = None
+    if numeric is None or numeric.kind not in "biufc":
+        raise TypeError(
+            f"Tensor: dtype must be a numeric data type such as tg.float32, tg.float64, "
+            f"tg.int64 or tg.bool, got {getattr(dtype, '__name__', dtype)!r}"
+        )
+    return numeric
 
 
 def _bad_data(data, dtype=None) -> TypeError:
