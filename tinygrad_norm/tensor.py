@@ -187,7 +187,7 @@ class Tensor:
         """Convert to `dtype` (differentiably); a device such as "cpu" is accepted and ignored."""
         if dtype is None or isinstance(dtype, str) and dtype.startswith("cpu"):
             return self
-        dtype = np.dtype(dtype)
+        dtype = _numeric_dtype(dtype)
         return self if dtype == self.dtype else Cast.apply(self, dtype)
 
     def float(self) -> Tensor:
