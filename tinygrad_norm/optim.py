@@ -122,6 +122,12 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if p.grad.shape != p.shape:  # a hand-assigned .grad would broadcast silently
+                    raise RuntimeError(
+                        f"{type(self).__name__}.step: a parameter of shape {p.shape} has a "
+                        f".grad of shape {p.grad.shape}; a gradient must have its parameter's "
+                        "shape (was .grad assigned by hand?)"
+                    )
                 state = self.state.get(p, {})
                 self._update(p, p.grad.data, state, group)
                 if state:
