@@ -46,10 +46,11 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` (None, an int, or a tuple/list of ints, negative allowed) as sorted axes >= 0."""
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
     out = []
     rank = builtins.max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
     for d in dims:
+        _require_int_dim(op, d)
         if not -rank <= d < rank:
             raise IndexError(
                 f"{op}: dim {d} is out of range for a tensor with {ndim} dimensions; "
@@ -59,6 +60,11 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     if len(set(out)) != len(out):
         raise ValueError(f"{op}: dim {dim} names the same axis twice")
     return tuple(sorted(out)) if ndim else None
+
+
+def _require_int_dim(op: str, d) -> None:
+    if not isinstance(d, (int, np.integer)):
+        raise TypeError(f"{op}: dim must be an int or a tuple of ints, got {d!r}")
 
 
 def _count(shape: tuple, dims) -> int:
@@ -130,7 +136,7 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
     """
     from ..tensor import Tensor
 
-    (axis,) = normalize_dims("max", dim, x.ndim) or (0,)
+    (axis,) = normalize_dims("max" if pick is np.argmax else "min", dim, x.ndim) or (0,)
     indices = pick(x.data, axis=axis)
     grids = list(np.ix_(*[np.arange(n) for i, n in enumerate(x.shape) if i != axis]))
     grids.insert(axis, indices)
@@ -143,17 +149,21 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
 def max(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     """The largest element (0-d), or with `dim` a `(values, indices)` pair, or with a tensor
     as second argument the elementwise `maximum`."""
+    from ..tensor import Tensor
+
     if dim is None:
         return amax(x)
-    if not isinstance(dim, (int, np.integer)):
+    if isinstance(dim, (Tensor, np.ndarray)):
         return maximum(x, dim)
     return _select_along(x, dim, keepdim, np.argmax)
 
 
 def min(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    from ..tensor import Tensor
+
     if dim is None:
         return amin(x)
-    if not isinstance(dim, (int, np.integer)):
+    if isinstance(dim, (Tensor, np.ndarray)):
         return minimum(x, dim)
     return _select_along(x, dim, keepdim, np.argmin)
 
@@ -445,6 +455,7 @@ def squeeze(x, dim=None):
 
 def unsqueeze(x, dim):
     """Insert an axis of size 1 at `dim` (negative counts from the end of the result)."""
+    _require_int_dim("unsqueeze", dim)
     if not -x.ndim - 1 <= dim <= x.ndim:
         raise IndexError(
             f"unsqueeze: dim {dim} is out of range for a tensor with {x.ndim} "
@@ -510,6 +521,10 @@ def split(x, split_size_or_sections, dim=0):
         if size <= 0:
             raise ValueError(f"split: the split size must be positive, got {size}")
         sizes = [builtins.min(size, length - start) for start in range(0, length, size)] or [0]
+    elif not isinstance(split_size_or_sections, (tuple, list)):
+        raise TypeError(
+            f"split: give a split size (int) or a list of sizes, got {split_size_or_sections!r}"
+        )
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != length:
