@@ -130,6 +130,12 @@ class GPT(nn.Module):
         if targets is None:
             return logits, None
         targets = targets if isinstance(targets, Tensor) else Tensor(np.asarray(targets))
+        if targets.shape != (B, T):
+            raise ValueError(
+                f"GPT: targets must have idx's shape (B, T) = {(B, T)}, the next token of each "
+                f"position, got {targets.shape}; usually idx = data[:, :-1], targets = "
+                "data[:, 1:]"
+            )
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
         return logits, loss
 
