@@ -129,7 +129,8 @@ class Attention(Module):
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(
                 f"Attention: x must be (B, T, C) with C = d_model = {self.d_model}, got shape "
-                f"{x.shape}" + (f" (C = {x.shape[-1]})" if x.ndim == 3 else "")
+                f"{x.shape}" + (f" (C = {x.shape[-1]})" if x.ndim == 3 else "") + "; a single "
+                "sequence (T, C) needs a batch axis: x.unsqueeze(0)"
             )
         if x.shape[1] > self.n_ctx:
             raise ValueError(

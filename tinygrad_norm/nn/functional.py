@@ -61,7 +61,8 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
         raise ValueError(
             f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 0} features in "
             f"its last axis, but weight of shape {weight.shape} expects in_features = "
-            f"{weight.shape[1]} (weight is (out_features, in_features))"
+            f"{weight.shape[1]} (weight is (out_features, in_features)); build the layer with "
+            f"in_features = the input's last size, or reshape the input"
         )
     y = _flat_matmul(x, weight.T)  # (..., out)
     return y if bias is None else y + bias
@@ -335,7 +336,8 @@ def batch_norm(
         if n <= 1:
             raise ValueError(
                 f"batch_norm: training needs more than one value per channel to compute a "
-                f"variance, got input of shape {x.shape}"
+                f"variance, got input of shape {x.shape}; use a batch of 2 or more, or call "
+                ".eval() to normalize with the running statistics"
             )
         mean = x.mean(dim=axes, keepdim=True)
         var = x.var(dim=axes, unbiased=False, keepdim=True)

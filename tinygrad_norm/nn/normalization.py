@@ -243,7 +243,8 @@ class _NormBase(Module):
             raise ValueError(
                 f"{name}({self.num_features}) expects {self.num_features} channels (C) in "
                 f"axis {axis} of its input {self._shapes}, got {x.shape[axis]} channels in an "
-                f"input of shape {x.shape}"
+                f"input of shape {x.shape}; channels come first (for channels-last data "
+                f"(N, L, C), pass x.transpose(1, 2))"
             )
 
     def _momentum(self) -> float:
@@ -479,7 +480,8 @@ class GroupNorm(Module):
             raise ValueError(
                 f"GroupNorm({self.num_groups}, {self.num_channels}) expects an input (N, C, *) "
                 f"with C = {self.num_channels} channels in axis 1, got {got} in an input of "
-                f"shape {x.shape}"
+                f"shape {x.shape}; channels come first (for channels-last data (N, L, C), "
+                "pass x.transpose(1, 2))"
             )
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
@@ -522,7 +524,8 @@ class RMSNorm(Module):
         if _trailing(x, len(shape)) != shape:
             raise ValueError(
                 f"RMSNorm: expected an input whose last {len(shape)} axes are "
-                f"normalized_shape {shape}, got an input of shape {x.shape}"
+                f"normalized_shape {shape}, got an input of shape {x.shape}; give RMSNorm the "
+                "input's trailing shape"
             )
         return F.rms_norm(x, shape, self.weight, self.eps)
 
