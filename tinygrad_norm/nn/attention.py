@@ -129,8 +129,13 @@ class Attention(Module):
         if x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(
                 f"Attention: x must be (B, T, C) with C = d_model = {self.d_model}, got shape "
-                f"{x.shape}" + (f" (C = {x.shape[-1]})" if x.ndim == 3 else "") + "; a single "
-                "sequence (T, C) needs a batch axis: x.unsqueeze(0)"
+                f"{x.shape}"
+                + (
+                    f" (C = {x.shape[-1]}); build the layer with d_model = {x.shape[-1]}, or "
+                    "project the input to d_model first"
+                    if x.ndim == 3
+                    else "; a single sequence (T, C) needs a batch axis: x.unsqueeze(0)"
+                )
             )
         if x.shape[1] > self.n_ctx:
             raise ValueError(
