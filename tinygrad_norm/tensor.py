@@ -385,9 +385,10 @@ class Tensor:
                 return GetItem.apply(GetItem.apply(self, index=ints), index=rest)
             return GetItem.apply(self, index=index)
         except IndexError as error:
+            hint = "; an axis of size n takes indices -n to n - 1" if "bounds" in str(error) else ""
             raise IndexError(
                 f"index: {error} (indexing a tensor of shape {self.shape} with "
-                f"{_describe_index(index)})"
+                f"{_describe_index(index)}){hint}"
             ) from None
 
     def __setitem__(self, index, value) -> None:
@@ -723,8 +724,14 @@ def _ints_first(index: tuple) -> tuple[tuple, tuple]:
 
 
 def _describe_index(index: tuple) -> str:
-    return (
-        "["
-        + ", ".join(f"array{i.shape}" if isinstance(i, np.ndarray) else repr(i) for i in index)
-        + "]"
-    )
+    """The index as it was written: `[:, array(2,), 1:3]`."""
+    return "[" + ", ".join(_describe_entry(i) for i in index) + "]"
+
+
+def _describe_entry(i) -> str:
+    if isinstance(i, np.ndarray):
+        return f"array{i.shape}"
+    if isinstance(i, slice):
+        text = ":".join("" if v is None else str(v) for v in (i.start, i.stop, i.step))
+        return text[:-1] if i.step is None else text  # "1:3", not "1:3:"
+    return "..." if i is Ellipsis else repr(i)

@@ -337,7 +337,8 @@ def matmul(a, b):
             f"matmul: cannot multiply shapes {a.shape} and {b.shape}: the last size "
             f"of the first ({a.shape[-1]}) must equal the "
             f"{'second-to-last' if b.ndim > 1 else 'only'} size of the second "
-            f"({b.shape[-2 if b.ndim > 1 else 0]})"
+            f"({b.shape[-2 if b.ndim > 1 else 0]}); check the order of the operands, or "
+            "transpose one of them (e.g. b.T or b.transpose(-2, -1))"
         )
     vector_a, vector_b = a.ndim == 1, b.ndim == 1
     if vector_a:
@@ -349,7 +350,8 @@ def matmul(a, b):
     except ValueError:
         raise ValueError(  # only reached with two matrices or batches: no vector was promoted
             f"matmul: cannot multiply shapes {a.shape} and {b.shape}: their batch shapes "
-            f"{a.shape[:-2]} and {b.shape[:-2]} cannot be broadcast together"
+            f"{a.shape[:-2]} and {b.shape[:-2]} cannot be broadcast together (aligned from "
+            "the right, each pair of batch sizes must be equal or one of them 1)"
         ) from None
     if vector_a:
         out = out.squeeze(-2)
