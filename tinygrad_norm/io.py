@@ -19,7 +19,10 @@ import zipfile
 
 import numpy as np
 
-_NOT_NPZ = "expected a .npz file written by tinygrad_norm.save"
+_NOT_NPZ = (
+    "expected a .npz file written by tinygrad_norm.save (a PyTorch .pt checkpoint is a pickle: "
+    "load it with torch, then give load_state_dict {name: tensor.numpy()})"
+)
 _WHY_NO_OBJECTS = (
     "object arrays are refused because loading them would unpickle, and unpickling can run "
     "arbitrary code"
