@@ -1,0 +1,343 @@
+"""A table of learners' mistakes: each raises an error of the expected type whose message names
+the op, the shapes or values involved, and what to do instead (STYLE 8).
+
+Each row of `CASES` is (case, call, error type, op, values, advice): the message must contain
+the op's name, every one of `values` and every one of `advice`. The rows that change state
+(load_state_dict, tg.load) check, before the error leaves them, that nothing was changed and
+nothing was unpickled.
+
+`python tests/test_bad_inputs.py` prints the table with the messages the library produces.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+import tinygrad_norm.nn.functional as F
+from tinygrad_norm import nn
+
+
+@dataclass
+class Case:
+    name: str
+    call: object  # () -> anything; must raise
+    error: type
+    op: str  # the message names the operation ...
+    values: list = field(default_factory=list)  # ... the shapes or values involved ...
+    advice: list = field(default_factory=list)  # ... and what to do instead
+
+
+# --- helpers for the rows that need a little set-up ---------------------------------------------
+def _backward_twice():
+    x = tg.ones(2, requires_grad=True)
+    y = x.exp().sum()
+    y.backward()
+    y.backward()
+
+
+def _small_gpt():
+    tg.manual_seed(0)
+    config = tg.models.GPTConfig(vocab_size=5, n_ctx=4, d_model=8, n_layer=1, n_head=2)
+    return tg.models.GPT(config)
+
+
+def _grad_of_another_shape():
+    p = tg.ones(3, requires_grad=True)
+    p.grad = tg.tensor([1.0])  # by hand, and of the wrong shape: it would broadcast
+    tg.optim.SGD([p], lr=0.1).step()
+
+
+def _net():
+    tg.manual_seed(0)
+    return nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3))
+
+
+def _load_and_check_nothing_changed(edit):
+    """Load a state dict that `edit` spoilt; before the error leaves, compare every
+    parameter and buffer with its value before the call: none may have changed."""
+    net = _net()
+    before = {k: v.numpy().copy() for k, v in net.state_dict().items()}
+    state = {k: v.numpy() + 1 for k, v in net.state_dict().items()}  # all valid, all new
+    edit(state)
+    try:
+        net.load_state_dict(state)
+    finally:
+        for name, value in net.state_dict().items():
+            np.testing.assert_array_equal(value.numpy(), before[name], err_msg=name)
+
+
+def _without(key):
+    return lambda state: state.pop(key)
+
+
+def _with(key, value):
+    return lambda state: state.__setitem__(key, value)
+
+
+class _RunsCodeWhenUnpickled:
+    """Unpickling this creates a directory: proof that a file's code was run."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def _load_and_check_nothing_unpickled(write):
+    """Write a file with `write(path, payload)` and tg.load it; the payload must not run."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "weights.npz")
+        marker = os.path.join(folder, "code-was-run")
+        write(path, _RunsCodeWhenUnpickled(marker))
+        try:
+            tg.load(path)
+        finally:
+            assert not os.path.exists(marker), "tg.load unpickled the file"
+
+
+def _write_object_array(path, payload):
+    np.savez(path, weight=np.ones(2), payload=np.array([payload, None], dtype=object))
+
+
+def _write_pickle(path, payload):
+    with open(path, "wb") as f:
+        pickle.dump({"weight": payload}, f)
+
+
+def _load_text_file():
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "notes.txt")
+        with open(path, "w") as f:
+            f.write("not an archive\n")
+        tg.load(path)
+
+
+def _load_single_npy():
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "array.npy")
+        np.save(path, np.ones(3))
+        tg.load(path)
+
+
+CASES = [
+    # --- Tensor construction ----------------------------------------------------------------
+    Case("tensor: ragged list", lambda: tg.tensor([[1.0, 2.0], [3.0]]), TypeError,
+         "Tensor", ["list"], ["nested list of numbers of equal lengths"]),
+    Case("tensor: strings", lambda: tg.tensor(["a", "b"]), TypeError,
+         "Tensor", ["<U1"], ["np.ndarray of numbers"]),
+    Case("tensor: dtype=str", lambda: tg.tensor([1.0], dtype=str), TypeError,
+         "Tensor", ["'str'"], ["tg.float32"]),
+    Case("tensor: integer requires_grad", lambda: tg.tensor([1, 2], requires_grad=True),
+         RuntimeError, "requires_grad", ["int64"], ["dtype=tg.float32", ".float()"]),
+    Case("zeros: float size", lambda: tg.zeros(2.5, 3), TypeError,
+         "zeros", ["2.5", "(2.5, 3)"], ["n // 2", "int(...)"]),
+    Case("randn: negative size", lambda: tg.randn(2, -3), ValueError,
+         "randn", ["(2, -3)"], [">= 0"]),
+    # --- shape-checking ops -------------------------------------------------------------------
+    Case("add: shapes do not broadcast", lambda: tg.ones(2, 3) + tg.ones(4), ValueError,
+         "add", ["(2, 3)", "(4,)"], ["reshape or unsqueeze"]),
+    Case("mul: while recording a graph", lambda: tg.ones(3, 2, requires_grad=True) * tg.ones(3),
+         ValueError, "mul", ["(3, 2)", "(3,)"], ["equal or one of them 1"]),
+    Case("matmul: inner sizes differ", lambda: tg.ones(2, 3) @ tg.ones(4, 5), ValueError,
+         "matmul", ["(2, 3)", "(4, 5)", "(3)", "(4)"], ["transpose one of them"]),
+    Case("matmul: batch shapes differ", lambda: tg.ones(2, 3, 4) @ tg.ones(5, 4, 2), ValueError,
+         "matmul", ["(2, 3, 4)", "(5, 4, 2)", "(2,)", "(5,)"], ["equal or one of them 1"]),
+    Case("matmul: a 0-d operand", lambda: tg.tensor(2.0) @ tg.ones(2), ValueError,
+         "matmul", ["()", "(2,)"], ["use *"]),
+    Case("cat: sizes differ off the dim", lambda: tg.cat([tg.ones(2, 3), tg.ones(2, 4)]),
+         ValueError, "cat", ["tensor 1", "(2, 4)", "(2, 3)", "dim 0"], ["must match"]),
+    Case("cat: empty list", lambda: tg.cat([]), ValueError, "cat", [], ["non-empty list"]),
+    Case("stack: shapes differ", lambda: tg.stack([tg.ones(2), tg.ones(3)]), ValueError,
+         "stack", ["(2,)", "(3,)"], ["must have the same shape"]),
+    Case("stack: empty list", lambda: tg.stack([]), ValueError, "stack", [], ["non-empty list"]),
+    Case("split: sizes do not add up", lambda: tg.ones(5, 2).split([2, 2]), ValueError,
+         "split", ["[2, 2]", "4", "(5, 2)", "size 5"], ["add up to"]),
+    Case("chunk: zero chunks", lambda: tg.ones(4).chunk(0), ValueError,
+         "chunk", ["0"], ["positive integer"]),
+    Case("reshape: element count", lambda: tg.ones(2, 3).reshape(4, 2), ValueError,
+         "reshape", ["(2, 3)", "(4, 2)", "6 elements"], ["one size may be -1"]),
+    Case("reshape: float size", lambda: tg.ones(6).reshape(3.0, 2), TypeError,
+         "reshape", ["3.0"], ["n // 2", "int(...)"]),
+    Case("expand: a size that is not 1", lambda: tg.ones(2, 3).expand(4, 3), ValueError,
+         "expand", ["(2, 3)", "(4, 3)"], ["only grow where it is 1"]),
+    Case("permute: missing axis", lambda: tg.ones(2, 3, 4).permute(0, 1), ValueError,
+         "permute", ["(0, 1)", "(2, 3, 4)", "3 axes"], ["exactly once"]),
+    Case("transpose: dim out of range", lambda: tg.ones(2, 3).transpose(0, 2), IndexError,
+         "transpose", ["dim 2", "2 dimensions"], ["-2 to 1"]),
+    Case("unsqueeze: dim out of range", lambda: tg.ones(2, 3).unsqueeze(4), IndexError,
+         "unsqueeze", ["dim 4", "2 dimensions"], ["-3 to 2"]),
+    Case("sum: float dim", lambda: tg.ones(2, 3).sum(dim=1.0), TypeError,
+         "sum", ["1.0"], ["an int or a tuple of ints"]),
+    Case("max: float dim (not an elementwise max)", lambda: tg.ones(2, 3).max(dim=1.0),
+         TypeError, "max", ["1.0"], ["an int or a tuple of ints"]),
+    Case("softmax: dim out of range", lambda: tg.ones(2, 3).softmax(2), IndexError,
+         "softmax", ["dim 2", "2 dimensions"], ["-2 to 1"]),
+    Case("softmax: no dim", lambda: F.softmax(tg.ones(2, 3)), TypeError,
+         "softmax", ["dim"], ["pass dim="]),
+    Case("where: shapes do not broadcast",
+         lambda: tg.where(tg.ones(2, 3) > 0, tg.ones(2, 3), tg.ones(4)), ValueError,
+         "where", ["(2, 3)", "(4,)"], ["equal to the others or 1"]),
+    Case("where: float condition", lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), TypeError,
+         "where", ["float32"], ["comparison", ".bool()"]),
+    Case("masked_fill: mask shape", lambda: tg.ones(2, 3).masked_fill(tg.ones(3, 2) > 0, 0.0),
+         ValueError, "masked_fill", ["(3, 2)", "(2, 3)"], ["equal or one of them 1"]),
+    Case("masked_fill: float mask", lambda: tg.ones(2, 3).masked_fill(tg.ones(2, 3), 0.0),
+         TypeError, "masked_fill", ["float32"], ["comparison", ".bool()"]),
+    # --- indexing -----------------------------------------------------------------------------
+    Case("index: int out of range", lambda: tg.ones(2, 3)[2], IndexError,
+         "index", ["index 2", "size 2", "shape (2, 3)", "[2]"], ["-n to n - 1"]),
+    Case("index: list out of range", lambda: tg.ones(2, 3)[:, [0, 3]], IndexError,
+         "index", ["index 3", "size 3", "shape (2, 3)", "[:, array(2,)]"], ["-n to n - 1"]),
+    Case("index: too many indices", lambda: tg.ones(2, 3)[0, 0, 0], IndexError,
+         "index", ["2-dimensional", "3 were indexed", "(2, 3)"], []),
+    Case("index: a float", lambda: tg.ones(2, 3)[0.5], IndexError,
+         "index", ["0.5", "(2, 3)"], ["integers, slices"]),
+    # --- autograd -----------------------------------------------------------------------------
+    Case("backward: twice without retain_graph", _backward_twice, RuntimeError,
+         "Backward", ["second time"], ["retain_graph=True"]),
+    Case("backward: tensor does not require grad", lambda: tg.ones(2).sum().backward(),
+         RuntimeError, "backward", ["does not require grad"], ["requires_grad=True", "no_grad()"]),
+    Case("backward: non-scalar without gradient",
+         lambda: (tg.ones(2, 3, requires_grad=True) * 2.0).backward(), RuntimeError,
+         "backward", ["(2, 3)"], ["y.sum().backward()", "gradient="]),
+    Case("backward: gradient of the wrong shape",
+         lambda: (tg.ones(2, 3, requires_grad=True) * 2.0).backward(tg.ones(3)), RuntimeError,
+         "backward", ["(3,)", "(2, 3)"], ["must be equal"]),
+    Case("gradcheck: float32 input",
+         lambda: tg.gradcheck(lambda x: x * x, tg.ones(2, requires_grad=True)), TypeError,
+         "gradcheck", ["input 0", "float32", "(2,)"], [".double()", "dtype=tg.float64"]),
+    # --- optimizers ---------------------------------------------------------------------------
+    Case("optimizer: a NumPy array", lambda: tg.optim.SGD([np.ones(2)], lr=0.1), TypeError,
+         "optimizer", ["ndarray"], ["model.parameters()"]),
+    Case("optimizer: a Module", lambda: tg.optim.Adam(nn.Linear(2, 2)), TypeError,
+         "Adam", ["Module", "Linear"], ["model.parameters()"]),
+    Case("optimizer: tensor without grad", lambda: tg.optim.Adam([tg.ones(2)]), ValueError,
+         "optimizer", ["(2,)", "does not require grad"], ["requires_grad=True"]),
+    Case("optimizer: .grad of another shape", _grad_of_another_shape, RuntimeError,
+         "SGD.step", ["(3,)", "(1,)"], ["assigned by hand"]),
+    # --- nn layers ----------------------------------------------------------------------------
+    Case("Linear: input width", lambda: nn.Linear(3, 2)(tg.ones(4, 5)), ValueError,
+         "linear", ["(4, 5)", "5 features", "in_features = 3"], ["build the layer"]),
+    Case("Conv1D: input width", lambda: nn.Conv1D(6, 3)(tg.ones(4, 6)), ValueError,
+         "conv1d_gpt2", ["(4, 6)", "last axis 6", "nx = 3"], ["OUTPUT size nf first"]),
+    Case("Embedding: index out of range", lambda: nn.Embedding(5, 2)(tg.tensor([1, 5])),
+         IndexError, "Embedding", ["index 5", "num_embeddings=5"], ["0 .. 4", "too small"]),
+    Case("Embedding: float indices", lambda: nn.Embedding(5, 2)(tg.tensor([1.0, 2.0])),
+         TypeError, "embedding", ["float32"], [".long()"]),
+    Case("LayerNorm: trailing shape", lambda: nn.LayerNorm((3, 4))(tg.ones(2, 4, 3)),
+         ValueError, "LayerNorm", ["(3, 4)", "(2, 4, 3)", "(4, 3)"], ["trailing shape"]),
+    Case("LayerNorm: more dimensions than the input",
+         lambda: nn.LayerNorm(dimensions=3)(tg.ones(2, 3)), ValueError,
+         "LayerNorm", ["dimensions=3", "(2, 3)"], ["last 3 axes"]),
+    Case("RMSNorm: trailing shape", lambda: nn.RMSNorm(4)(tg.ones(2, 3)), ValueError,
+         "RMSNorm", ["(4,)", "(2, 3)"], ["trailing shape"]),
+    Case("BatchNorm1d: channels", lambda: nn.BatchNorm1d(4)(tg.ones(2, 3)), ValueError,
+         "BatchNorm1d", ["4 channels", "3 channels", "(2, 3)"], ["x.transpose(1, 2)"]),
+    Case("BatchNorm2d: rank", lambda: nn.BatchNorm2d(4)(tg.ones(2, 4, 5)), ValueError,
+         "BatchNorm2d", ["4D", "(2, 4, 5)"], ["(N, C, H, W)"]),
+    Case("BatchNorm1d: one value per channel", lambda: nn.BatchNorm1d(4)(tg.ones(1, 4)),
+         ValueError, "batch_norm", ["(1, 4)"], ["batch of 2 or more", ".eval()"]),
+    Case("InstanceNorm1d: channels", lambda: nn.InstanceNorm1d(4)(tg.ones(2, 3, 5)), ValueError,
+         "InstanceNorm1d", ["4 channels", "3 channels", "(2, 3, 5)"], ["x.transpose(1, 2)"]),
+    Case("GroupNorm: groups do not divide channels", lambda: nn.GroupNorm(3, 4), ValueError,
+         "GroupNorm", ["num_channels (4)", "num_groups (3)"], ["divisors of 4: [1, 2, 4]"]),
+    Case("GroupNorm: channels", lambda: nn.GroupNorm(2, 4)(tg.ones(2, 6, 3)), ValueError,
+         "GroupNorm", ["C = 4", "6 channels", "(2, 6, 3)"], ["x.transpose(1, 2)"]),
+    Case("Attention: T > n_ctx", lambda: nn.Attention(8, 2, 4)(tg.ones(1, 5, 8)), ValueError,
+         "Attention", ["T = 5", "n_ctx = 4"], ["crop the input", "larger n_ctx"]),
+    Case("Attention: d_model % n_head", lambda: nn.Attention(10, 3, 4), ValueError,
+         "Attention", ["d_model=10", "n_head=3", "3.33333"], ["choose n_head dividing d_model"]),
+    Case("Attention: input width", lambda: nn.Attention(8, 2, 4)(tg.ones(1, 3, 6)), ValueError,
+         "Attention", ["d_model = 8", "(1, 3, 6)", "C = 6"], ["d_model = 6"]),
+    Case("Attention: no batch axis", lambda: nn.Attention(8, 2, 4)(tg.ones(3, 8)), ValueError,
+         "Attention", ["(B, T, C)", "(3, 8)"], ["x.unsqueeze(0)"]),
+    Case("GPT: T > n_ctx", lambda: _small_gpt()(tg.zeros(1, 6, dtype=tg.int64)), ValueError,
+         "GPT", ["6 tokens", "n_ctx = 4"], ["crop it", "larger model"]),
+    Case("GPT: targets shape",
+         lambda: _small_gpt()(tg.tensor([[1, 2]]), targets=tg.tensor([[1, 2, 3]])), ValueError,
+         "GPT", ["(1, 2)", "(1, 3)"], ["data[:, 1:]"]),
+    Case("cross_entropy: class out of range",
+         lambda: F.cross_entropy(tg.ones(2, 3), tg.tensor([0, 3])), IndexError,
+         "cross_entropy", ["target 3", "3 classes"], ["0 to 2"]),
+    Case("cross_entropy: target shape",
+         lambda: F.cross_entropy(tg.ones(2, 3), tg.tensor([0, 1, 2])), ValueError,
+         "cross_entropy", ["(2, 3)", "(2,)", "(3,)"], ["needs class indices of shape"]),
+    Case("mse_loss: shapes do not broadcast", lambda: F.mse_loss(tg.ones(2, 3), tg.ones(3, 2)),
+         ValueError, "mse_loss", ["(2, 3)", "(3, 2)"], ["give the target the input's shape"]),
+    # --- load_state_dict: every parameter is compared afterwards ------------------------------
+    Case("load_state_dict: missing key",
+         lambda: _load_and_check_nothing_changed(_without("1.bias")), RuntimeError,
+         "state_dict", ["missing key(s): '1.bias'", "nothing was changed"], ["strict=False"]),
+    Case("load_state_dict: unexpected key",
+         lambda: _load_and_check_nothing_changed(_with("2.weight", np.ones(3, np.float32))),
+         RuntimeError, "state_dict", ["unexpected key(s): '2.weight'", "nothing was changed"],
+         ["strict=False"]),
+    Case("load_state_dict: shape",
+         lambda: _load_and_check_nothing_changed(_with("0.weight", np.ones((2, 3), np.float32))),
+         RuntimeError, "state_dict", ["'0.weight'", "(2, 3)", "(3, 2)", "nothing was changed"],
+         ["model built with other sizes"]),
+    Case("load_state_dict: dtype",
+         lambda: _load_and_check_nothing_changed(_with("0.bias", np.ones(3, np.float64))),
+         RuntimeError, "state_dict", ["'0.bias'", "float64", "float32", "nothing was changed"],
+         [".astype(np.float32)", "model.to(tg.float64)"]),
+    # --- tg.load: refused, never unpickled ----------------------------------------------------
+    Case("load: a text file", _load_text_file, ValueError,
+         "load", ["notes.txt"], ["expected a .npz file written by tinygrad_norm.save"]),
+    Case("load: a single .npy", _load_single_npy, ValueError,
+         "load", ["array.npy", "single .npy"], ["expected a .npz file"]),
+    Case("load: a pickle named .npz", lambda: _load_and_check_nothing_unpickled(_write_pickle),
+         ValueError, "load", ["weights.npz"], ["expected a .npz file", "load it with torch"]),
+    Case("load: an object array",
+         lambda: _load_and_check_nothing_unpickled(_write_object_array), ValueError,
+         "object array", ["'payload'", "weights.npz"], ["refused", "unpickling can run"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input_gets_an_error_that_teaches(case):
+    with pytest.raises(case.error) as info:
+        case.call()
+    assert type(info.value) is case.error  # exactly this type, not a subclass or a bare error
+    message = str(info.value)
+    for part in [case.op, *case.values, *case.advice]:
+        assert part in message, f"{part!r} is not in the message:\n{message}"
+
+
+def test_the_table_covers_what_issue_6_asks_for():
+    names = " ".join(c.name for c in CASES)
+    assert len(CASES) >= 30
+    for needed in ["tensor:", "add:", "matmul:", "cat:", "stack:", "split:", "reshape:",
+                   "expand:", "permute:", "where:", "masked_fill:", "index:", "Linear:",
+                   "Conv1D:", "Embedding:", "LayerNorm:", "BatchNorm1d:", "GroupNorm:",
+                   "T > n_ctx", "d_model % n_head", "missing key", "unexpected key",
+                   "load_state_dict: shape", "load_state_dict: dtype", "load: a text file",
+                   "object array", "gradcheck: float32", "optimizer: a NumPy array",
+                   "backward: twice", "does not require grad"]:  # fmt: skip
+        assert needed in names, needed
+
+
+def message_table() -> str:
+    """The table as Markdown: case, error type and the message each case produces."""
+    rows = ["| case | error | message |", "| --- | --- | --- |"]
+    for case in CASES:
+        try:
+            case.call()
+            error, text = "(no error)", ""
+        except Exception as caught:  # whatever it raised, to show it
+            error, text = type(caught).__name__, str(caught)
+        text = text.replace("|", "\\|").replace("\n", "<br>")
+        rows.append(f"| {case.name} | {error} | {text} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(message_table() + "\n")
