@@ -19,7 +19,7 @@ def solve(task, prompt: str) -> str:
     if isinstance(task, SortDigits):
         return "".join(sorted(prompt[:-1]))
     a, b = prompt[:-1].split("+")
-    return str(int(a) + int(b)).zfill(task.n_digits + 1)[::-1]
+    return str(int(a) + int(b)).zfill(task.n_digits + 1)
 
 
 def key(prompt: str) -> int:
@@ -101,9 +101,10 @@ def test_accuracy_of_a_perfect_a_constant_and_a_nearly_right_model(task):
     assert task.accuracy(last_wrong, 300, np.random.default_rng(0)) == 0.0
 
 
-def test_add_digits_shows_the_sum_the_right_way_round():
+def test_answers_are_shown_as_a_person_writes_them():
     task = AddDigits(3)
-    assert task.show_answer(task.encode("2120")) == "212"
+    assert task.show_answer(task.encode("0212")) == "212"
+    assert task.show_answer(task.encode("1212")) == "1212"
     assert task.show_answer(task.encode("0000")) == "0"
     assert SortDigits(3).show_answer([0, 1, 1]) == "011"
 
