@@ -166,9 +166,10 @@ class AddDigits(DigitTask):
     Vocabulary "0123456789+=".
 
     The sum is written the usual way round, high digit first. Writing it backwards (low digit
-    first, so each digit needs only the carry from those already written) is a known trick, but
-    it did not pay here: a 2-layer, d_model=64 GPT passed 99% held-out accuracy after
-    1000-1250 steps either way (two seeds each, batch 64, lr 3e-3), so the readable order won.
+    first, so each digit needs only the carry from those already written) is a known trick; it
+    paid little here: a 2-layer, d_model=64 GPT passed 99% held-out accuracy after 1000-1250
+    steps reversed and 1250-1500 steps plain (two seeds each, batch 64, lr 3e-3), so the order
+    a person reads won.
     """
 
     vocab = "0123456789+="
