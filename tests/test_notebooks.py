@@ -9,6 +9,7 @@ disk are left exactly as committed.
 from __future__ import annotations
 
 import pathlib
+import re
 
 import nbformat
 import pytest
@@ -29,6 +30,14 @@ KERNEL_HINT = (
 
 def test_there_are_notebooks():
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
+
+
+def test_readme_links_every_notebook_in_reading_order():
+    """The file names' numbers are the reading order; README's Notebooks section follows it."""
+    readme = (NOTEBOOK_DIR.parent / "README.md").read_text()
+    section = readme.split("## Notebooks", 1)[-1].split("\n## ", 1)[0]
+    linked = re.findall(r"\]\(notebooks/([^)]+\.ipynb)\)", section)
+    assert linked == [path.name for path in NOTEBOOKS]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
