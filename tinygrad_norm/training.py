@@ -8,7 +8,9 @@
         optimizer.step()
 
 It serves the `train` command and notebooks alike: `progress=False` hides the bar, and
-`callback(step, loss)` sees every step (return True from it to stop early).
+`callback(step, loss)` sees every step (return True from it to stop early). A script or
+notebook that trains for long can first call `tg.utils.tune_malloc()` (as the `train` command
+does): steps then reuse freed memory instead of page-faulting it in again.
 
 >>> import numpy as np, tinygrad_norm as tg
 >>> from tinygrad_norm.data import SortDigits

@@ -18,6 +18,7 @@ from ..io import save
 from ..models.gpt import GPT, GPTConfig
 from ..random import manual_seed
 from ..training import train
+from ..utils import tune_malloc
 
 HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
 
@@ -79,6 +80,7 @@ def run(args) -> int:
     batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
     lr = args.lr if args.lr is not None else defaults["lr"]
 
+    tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
     manual_seed(args.seed)
     config = GPTConfig(
         vocab_size=data.vocab_size,
