@@ -234,3 +234,5 @@ def test_train_command_reports_a_bad_file_or_size(tmp_path, capsys):
     assert "cannot train on" in capsys.readouterr().out
     assert main(["train", "--d-model", "10", "--n-head", "4"]) == 2
     assert "divisible" in capsys.readouterr().out
+    assert main(["train", "--steps", "0"]) == 2
+    assert "--steps must be at least 1" in capsys.readouterr().out

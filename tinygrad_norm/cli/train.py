@@ -79,6 +79,14 @@ def run(args) -> int:
     steps = args.steps if args.steps is not None else defaults["steps"]
     batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
     lr = args.lr if args.lr is not None else defaults["lr"]
+    for name, value in (
+        ("steps", steps),
+        ("batch-size", batch_size),
+        ("eval-size", args.eval_size),
+    ):
+        if value < 1:
+            print(f"error: --{name} must be at least 1, got {value}")
+            return 2
 
     tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
     manual_seed(args.seed)
@@ -121,7 +129,7 @@ def run(args) -> int:
         _task_report(model, data, args.eval_size, args.samples, rng)
     if args.save:
         save(model.state_dict(), args.save)
-        print(f"saved the weights to {args.save}")
+        print(f"saved the weights to {args.save} (tg.load them into a GPT of the sizes above)")
     return 0
 
 
@@ -153,7 +161,9 @@ def _text_report(model, data, n_samples: int, rng) -> None:
     model.eval()
     with no_grad():
         losses = [float(model(*data.batch(32, rng, split="val"))[1].item()) for _ in range(10)]
-    print(f"held-out loss: {np.mean(losses):.4f} (the last 10% of the text)")
+    held_out = data.splits["val"] is not data.splits["train"]
+    where = "the last 10% of the text" if held_out else "too short a text to hold any out"
+    print(f"held-out loss: {np.mean(losses):.4f} ({where})")
     if n_samples:
         print("samples (a prompt from the held-out text | the model's continuation, T = 0.8):")
     for _ in range(n_samples):

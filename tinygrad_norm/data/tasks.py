@@ -74,7 +74,8 @@ class DigitTask:
 
     # --- the split ---------------------------------------------------------------------------
     def is_held_out(self, keys) -> np.ndarray:
-        """True for the problems kept for evaluation (one in HELD_OUT_ONE_IN, by hash)."""
+        """True for the problems kept for evaluation (one in HELD_OUT_ONE_IN, by hash). A key is
+        the problem's digits read as one number: 314159 for "314159=", 123089 for "123+089="."""
         return _mix(np.asarray(keys)) % np.uint64(HELD_OUT_ONE_IN) == 0
 
     def sample_keys(self, n: int, rng: np.random.Generator, held_out: bool = False):
@@ -85,12 +86,6 @@ class DigitTask:
             keys[wrong_side] = self._random_keys(int(wrong_side.sum()), rng)
             wrong_side = self.is_held_out(keys) != held_out
         return keys
-
-    def keys_of(self, prompts) -> np.ndarray:
-        """The key of each prompt (B, prompt_len): its digits read as one number."""
-        digits = np.asarray(prompts)[:, : self.prompt_len]
-        digits = digits[:, [i for i, c in enumerate(self._prompt_pattern()) if c == "d"]]
-        return digits @ (10 ** np.arange(digits.shape[1] - 1, -1, -1, dtype=np.int64))
 
     # --- training and evaluation -------------------------------------------------------------
     def batch(self, batch_size: int, rng: np.random.Generator):
@@ -145,9 +140,6 @@ class SortDigits(DigitTask):
     def _args(self) -> str:
         return f"length={self.length}"
 
-    def _prompt_pattern(self) -> str:
-        return "d" * self.length + "="
-
     def _random_keys(self, n, rng):
         return rng.integers(0, 10**self.length, size=n, dtype=np.int64)
 
@@ -182,9 +174,6 @@ class AddDigits(DigitTask):
 
     def _args(self) -> str:
         return f"n_digits={self.n_digits}"
-
-    def _prompt_pattern(self) -> str:
-        return "d" * self.n_digits + "+" + "d" * self.n_digits + "="
 
     def _random_keys(self, n, rng):
         return rng.integers(0, 10 ** (2 * self.n_digits), size=n, dtype=np.int64)
