@@ -91,6 +91,7 @@ class Scale(tg.Function):
 
     numpy_grad_w = False
     forget_two = False
+    forget_w = False  # grad_x = grad_output: right only where w is 1
 
     @staticmethod
     def forward(ctx, x, w):
@@ -103,7 +104,8 @@ class Scale(tg.Function):
         grad_w = (grad_output * x).sum(0)
         if Scale.numpy_grad_w:
             grad_w = tg.Tensor(grad_w.data.copy())
-        return grad_output * w, grad_w * (0.5 if Scale.forget_two else 1.0)
+        grad_x = grad_output if Scale.forget_w else grad_output * w
+        return grad_x, grad_w * (0.5 if Scale.forget_two else 1.0)
 
 
 class Scaled(tg.nn.Module):
@@ -137,3 +139,8 @@ def test_gradcheck_second_order_covers_the_parameters(monkeypatch, capsys):
     """The weight's gradient is right but built from NumPy: only differentiating it again
     (with respect to x) can tell, so the second-order check must include the parameters."""
     assert _run_buggy(monkeypatch, capsys, numpy_grad_w=True) == (1, ["ok", "FAIL"])
+
+
+def test_gradcheck_moves_parameters_off_their_initial_values(monkeypatch, capsys):
+    """Scaled's weight starts at ones, where forgetting w in grad_x changes nothing."""
+    assert _run_buggy(monkeypatch, capsys, forget_w=True)[0] == 1
