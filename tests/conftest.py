@@ -31,6 +31,7 @@ settings.register_profile(
     "fuzz",
     max_examples=1000,
     deadline=None,
+    database=None,  # nothing written into the repository; a failure prints its reproduction
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
