@@ -40,6 +40,11 @@ def numpy_backward_ops() -> list[str]:
     return _numpy_backward_log.names
 
 
+# NOTE: the Tensor class, bound once by tensor.py when it defines it (tensor.py imports this
+# module, so this module cannot import tensor.py at the top). Importing it inside the hot
+# functions instead cost ~1 us per call, on every op (measured: 15% of Function.apply).
+Tensor: type = None  # type: ignore[assignment]
+
 RETAIN_GRAPH_HINT = (
     "its saved values were freed after the first backward. Pass retain_graph=True to the first "
     "backward() (or autograd.grad) if you need to backpropagate through the same graph twice."
@@ -61,20 +66,26 @@ class Context:
     needs_input_grad : one bool per positional argument of forward.
     """
 
+    # NOTE: the defaults live on the class, and `record` sets them on the nodes it joins to the
+    # graph. Most contexts are never recorded (every op run under no_grad, such as the ops of a
+    # backward pass, makes one for its forward to write into), and for them `__init__` is two
+    # assignments instead of thirteen.
+    inputs: tuple | None = ()
+    edges: tuple = ()
+    input_meta: tuple = ()  # (shape, dtype) of each Tensor argument
+    args: tuple | None = ()  # forward's positional arguments (Tensors kept as Tensors)
+    arg_is_tensor: tuple = ()
+    kwargs: dict = {}  # replaced by record, never changed in place
+    hooks: tuple | list = ()  # hooks of the output tensor (a list once recorded)
+    retained = None  # weak reference to the output tensor after retain_grad()
+    released = False
+    _to_save: tuple = ()
+    _saved: tuple | None = ()
+    _output: np.ndarray | None = None
+
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
         self.fn = fn
         self.needs_input_grad = needs_input_grad
-        self.inputs: tuple | None = ()
-        self.edges: tuple = ()
-        self.input_meta: tuple = ()  # (shape, dtype) of each Tensor argument
-        self.args: tuple | None = ()  # forward's positional arguments (Tensors kept as Tensors)
-        self.kwargs: dict = {}
-        self.hooks: list = []  # hooks of the output tensor, which is not a leaf
-        self.retained = None  # weak reference to the output tensor after retain_grad()
-        self.released = False
-        self._to_save: tuple = ()
-        self._saved: tuple | None = ()
-        self._output: np.ndarray | None = None
 
     # --- what forward calls --------------------------------------------------------------------
     def save_for_backward(self, *values) -> None:
@@ -120,33 +131,28 @@ class Context:
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
-    def record(self, args: tuple, kwargs: dict, output: np.ndarray, returned) -> None:
+    def record(self, args: tuple, kwargs: dict, is_tensor: tuple, output, returned) -> None:
         """Join this node to the graph after forward ran (called by `Function.apply`)."""
-        from ..tensor import Tensor
-
-        self.arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
-        tensors = tuple(a for a in args if isinstance(a, Tensor))
+        tensors = tuple(a for a, t in zip(args, is_tensor) if t)
+        self.arg_is_tensor = is_tensor
         self.inputs = tensors
         self.args, self.kwargs = args, kwargs
-        self.edges = tuple(t.grad_fn if t.grad_fn is not None else t for t in tensors)
+        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
         self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
-        by_id = {id(a.data): a for a in tensors}
+        self.hooks = []
         saved = []
         for value in self._to_save:
-            if isinstance(value, Tensor) or value is None:
+            if value is None or isinstance(value, Tensor):
                 saved.append(value)
             elif value is returned or value is output:
                 self._output = output
                 saved.append(_OUTPUT)
-            elif id(value) in by_id and by_id[id(value)].data is value:
-                saved.append(by_id[id(value)])
-            else:
-                saved.append(Tensor._make(np.asarray(value)))
+            else:  # one of forward's inputs (joined to the graph), or a constant
+                same = [t for t in tensors if t.data is value]
+                saved.append(same[0] if same else Tensor._make(np.asarray(value)))
         self._saved, self._to_save = tuple(saved), ()
 
     def _make_output(self):
-        from ..tensor import Tensor
-
         return Tensor._make(self._output, requires_grad=True, grad_fn=self)
 
     def release(self) -> None:
@@ -160,8 +166,6 @@ class Context:
     def run_backward(self, grad_output):
         """Call the Function's backward and tidy its result: one gradient (or None) per Tensor
         input, each with exactly that input's shape and dtype."""
-        from ..tensor import Tensor
-
         grads = self.fn.backward(self, grad_output)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -293,23 +297,33 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any):
         """Run forward on the arrays inside `args` and, if any input requires grad (and grad
         mode is on), record the node that backward will visit."""
-        from ..tensor import Tensor
-
-        is_tensor = tuple(isinstance(a, Tensor) for a in args)
-        needs = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
-        ctx = Context(cls, needs)
-        returned = cls.forward(
-            ctx, *(a.data if t else a for t, a in zip(is_tensor, args)), **kwargs
-        )
-        if isinstance(returned, Tensor):
-            raise TypeError(f"{cls.__name__}.forward must return a NumPy array, not a Tensor")
-        output = returned if type(returned) is np.ndarray else np.asarray(returned)
-        if not (any(needs) and is_grad_enabled()):
+        # NOTE: one plain loop over the arguments, not three generator expressions.
+        arrays, needs, is_tensor = [], [], []
+        for a in args:
+            if isinstance(a, Tensor):
+                arrays.append(a.data)
+                needs.append(a.requires_grad)
+                is_tensor.append(True)
+            else:
+                arrays.append(a)
+                needs.append(False)
+                is_tensor.append(False)
+        ctx = Context(cls, tuple(needs))
+        returned = cls.forward(ctx, *arrays, **kwargs)
+        output = returned if type(returned) is np.ndarray else _as_output(cls, returned)
+        if not (True in needs and is_grad_enabled()):
             return Tensor._make(output)
-        ctx.record(args, kwargs, output, returned)
+        ctx.record(args, kwargs, tuple(is_tensor), output, returned)
         if is_anomaly_enabled():
             ctx.creation_site = creation_site()
         return Tensor._make(output, requires_grad=True, grad_fn=ctx)
+
+
+def _as_output(fn: type, returned) -> np.ndarray:
+    """What forward returned, as an array (a NumPy scalar becomes a 0-d array)."""
+    if isinstance(returned, Tensor):
+        raise TypeError(f"{fn.__name__}.forward must return a NumPy array, not a Tensor")
+    return np.asarray(returned)
 
 
 class Step(NamedTuple):
@@ -350,15 +364,22 @@ def topological_sort(roots: list[Context]) -> list[Context]:
     return order
 
 
-def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
+def backward_steps(
+    roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None, details=True
+):
     """Run the backward pass from `roots` (Tensors) seeded with `grad_roots`, one node at a time.
 
     Yields a `Step` after each node. Leaves that require grad receive the sum of their
     gradients in `.grad` (after their hooks run) as soon as the last of them has arrived. With
     `capture` (a dict keyed by `id(tensor)` of the tensors `autograd.grad` asked for), gradients
-    are stored there instead and no `.grad` is touched.
+    are stored there instead and no `.grad` is touched. `details=False` (what `backward()`
+    passes, as nobody looks at the steps) leaves `Step.accumulated` empty, which lets the loop
+    add gradients into the sums it owns in place.
     """
     grads: dict[int, Any] = {}  # id(node or leaf) -> gradient received so far
+    # ids whose sum in `grads` is an array this loop made (and nobody else has seen), so the
+    # next gradient can be added into it in place; None: always make a new sum.
+    owned: set[int] | None = None if details or create_graph else set()
     pending: dict[int, int] = {}  # id(leaf) -> how many edges into it are still to run
     root_nodes = []
     for root, grad in zip(roots, grad_roots):
@@ -401,20 +422,40 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         for edge, grad in zip(node.edges, grad_inputs):
             if isinstance(edge, Context):
                 if grad is not None:
-                    key = id(edge)
-                    grads[key] = grads[key] + grad if key in grads else grad
+                    _add_gradient(grads, owned, id(edge), grad)
             elif edge.requires_grad:
                 key = id(edge)
                 if grad is not None:
-                    grads[key] = grads[key] + grad if key in grads else grad
+                    _add_gradient(grads, owned, key, grad)
                 pending[key] -= 1
                 if pending[key] == 0 and key in grads:
                     _deliver_to_leaf(edge, grads.pop(key), capture, create_graph)
         inputs = node.inputs
-        accumulated = tuple(_so_far(edge, grads, capture) for edge in node.edges)
+        accumulated = ()
+        if details:
+            accumulated = tuple(_so_far(edge, grads, capture) for edge in node.edges)
         if not retain_graph:
             node.release()
         yield Step(index, node, grad_output, grad_inputs, inputs, accumulated)
+
+
+def _add_gradient(grads: dict, owned: set | None, key: int, grad) -> None:
+    """grads[key] += grad, for one more use of a node's output or a leaf.
+
+    NOTE: without `owned` (create_graph, or the step-through) every sum is a new Tensor, made
+    by a recorded Add when create_graph. Otherwise nothing is recorded, so the sum is made in
+    NumPy (no op overhead), and from the second addition on it goes in place into the array
+    the first one made, which no one else has seen: no new array per extra use.
+    """
+    if key not in grads:
+        grads[key] = grad
+    elif owned is None:
+        grads[key] = grads[key] + grad
+    elif key in owned:
+        np.add(grads[key].data, grad.data, out=grads[key].data)
+    else:
+        grads[key] = Tensor._make(np.asarray(grads[key].data + grad.data))  # 0-d stays an array
+        owned.add(key)
 
 
 def _so_far(edge, grads: dict, capture):
@@ -441,8 +482,6 @@ def _deliver_to_leaf(leaf, grad, capture, create_graph) -> None:
 
 def _retain(tensor, grad, create_graph) -> None:
     """Add `grad` into `tensor.grad` (a fresh array the first time: never an alias)."""
-    from ..tensor import Tensor
-
     if tensor is None:
         return
     if not create_graph:
@@ -457,7 +496,13 @@ def _retain(tensor, grad, create_graph) -> None:
 
 def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
     """Run every step of `backward_steps`: what `Tensor.backward()` does."""
-    for _ in backward_steps(
-        roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
-    ):
+    steps = backward_steps(
+        roots,
+        grad_roots,
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        capture=capture,
+        details=False,
+    )
+    for _ in steps:
         pass

@@ -8,12 +8,14 @@ method `x.mean()` are the same function.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 import warnings
 from typing import NamedTuple
 
 import numpy as np
 
+from ..autograd import engine
 from .elementwise import Where
 from .linalg import MatMul
 from .movement import Cat, Expand, GetItem, Permute, Reshape
@@ -22,7 +24,7 @@ from .reduce import Max, Sum
 
 def as_tensor(x, like=None):
     """`x` as a Tensor; a Python number takes `like`'s dtype (numbers never change a dtype)."""
-    from ..tensor import Tensor
+    Tensor = engine.Tensor  # bound once by tensor.py: no import on this hot path
 
     if isinstance(x, Tensor):
         return x
@@ -377,12 +379,13 @@ def reshape(x, *shape):
 
 def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
     """`sizes` with a -1 replaced by what makes the element count match `shape`'s."""
-    count = int(np.prod(shape))
-    known = int(np.prod([s for s in sizes if s != -1]))
+    # NOTE: math.prod, not np.prod, on these short tuples: 20x faster, and reshape is everywhere
+    count = math.prod(shape)
+    known = math.prod(s for s in sizes if s != -1)
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     if len(unknown) == 1 and known and count % known == 0:
         sizes = sizes[: unknown[0]] + (count // known,) + sizes[unknown[0] + 1 :]
-    if len(unknown) > 1 or any(s < 0 for s in sizes) or int(np.prod(sizes)) != count:
+    if len(unknown) > 1 or any(s < 0 for s in sizes) or math.prod(sizes) != count:
         raise ValueError(
             f"{op}: cannot view a tensor of shape {shape} ({count} elements) as "
             f"shape {sizes}; the number of elements must stay the same (one size "
