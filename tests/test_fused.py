@@ -95,6 +95,38 @@ def second(grads, directions, wants):
     return [np.zeros(x.shape) if h is None else h.data for h, x in zip(hvps, wants)]
 
 
+def linear_composed(x, w, b):
+    y = (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + (w.shape[1],))
+    return y if b is None else y + b
+
+
+def attention_composed(qkv, n_head, allowed, scale):
+    """GPT-2's attention core from primitives: split, heads, masked softmax, merge."""
+    B, T, C3 = qkv.shape
+    q, k, v = (
+        t.reshape(B, T, n_head, C3 // 3 // n_head).transpose(1, 2)  # (B, nh, T, hs)
+        for t in qkv.split(C3 // 3, dim=2)
+    )
+    scores = (q @ k.transpose(-2, -1)) * scale
+    nowhere = ~allowed.any(axis=-1, keepdims=True)
+    scores = scores.masked_fill(~allowed | nowhere, -math.inf).masked_fill(nowhere, 0.0)
+    weights = C.softmax_composed(scores, -1).masked_fill(nowhere, 0.0)
+    return (weights @ v).transpose(1, 2).reshape(B, T, C3 // 3)
+
+
+_CAUSAL = np.tril(np.ones((4, 4), dtype=bool))
+_PADDED = _CAUSAL & np.array([True, True, False, True])[None, None, None, :]  # (1, 1, 4, 4)
+_NOWHERE = np.ones((2, 1, 4, 4), dtype=bool)
+_NOWHERE[1, :, 2] = False  # query 2 of sample 1 may attend to no key: zero weights
+
+
+def _attention(allowed, n_head=2, scale=0.5):
+    return (
+        lambda qkv: fused.self_attention(qkv, n_head, allowed, scale),
+        lambda qkv: attention_composed(qkv, n_head, allowed, scale),
+    )
+
+
 # --- the cases: (name, fused fn, composed fn, inputs) --------------------------------------------
 def _ce(target, label_smoothing=0.0, **kw):
     fused_fn = lambda x: fused.cross_entropy(x, target, label_smoothing=label_smoothing, **kw)
@@ -134,6 +166,14 @@ CASES = [
     ("layer_norm_broadcast_weight", lambda x, w, b: fused.layer_norm(x, w, b, 2, 1e-5),
      lambda x, w, b: layer_norm_composed(x, w, b, 2, 1e-5),
      lambda: (leaf((2, 3, 4)), leaf((4,), 1), leaf((3, 1), 2))),
+    ("linear", fused.linear, linear_composed,
+     lambda: (leaf((2, 3, 4)), leaf((4, 5), 1), leaf((5,), 2))),
+    ("linear_no_bias_2d", lambda x, w: fused.linear(x, w), lambda x, w: linear_composed(x, w, None),
+     lambda: (leaf((3, 4)), leaf((4, 2), 1))),
+    ("attention_causal", *_attention(_CAUSAL), lambda: (leaf((2, 4, 12)),)),
+    ("attention_one_head_padding", *_attention(_PADDED, n_head=1, scale=1.0),
+     lambda: (leaf((2, 4, 6)),)),
+    ("attention_query_with_no_key", *_attention(_NOWHERE), lambda: (leaf((2, 4, 12)),)),
     ("gelu", lambda x: fused.gelu(x), gelu_composed, lambda: (leaf((3, 4), scale=2.0),)),
     ("gelu_tanh", lambda x: fused.gelu(x, "tanh"), lambda x: gelu_composed(x, "tanh"),
      lambda: (leaf((3, 4), scale=2.0),)),
@@ -184,10 +224,13 @@ def test_each_fused_op_is_one_node_with_a_formula():
         "GeluBackward": fused.gelu(x),
         "CrossEntropyBackward": fused.cross_entropy(x, tg.tensor([0, 2])),
         "EmbeddingBackward": fused.Embedding.apply(x, index=np.array([1, 0, 1])),
+        "LinearBackward": fused.linear(x, tg.ones(3, 2)),
     }
+    qkv = leaf((1, 2, 3))
+    outputs["SelfAttentionBackward"] = fused.self_attention(qkv, 1, _CAUSAL[:2, :2], 1.0)
     for name, out in outputs.items():
         assert out.grad_fn.name == name
-        assert out.grad_fn.edges[0] is x  # one node, straight from the leaf
+        assert out.grad_fn.edges[0] is (qkv if name == "SelfAttentionBackward" else x)  # one node
         assert "grad" in out.grad_fn.formula
 
 

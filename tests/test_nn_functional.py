@@ -208,15 +208,18 @@ def test_gradgradcheck(name, fn, ref, shapes, smooth):
 def test_weight_gradient_is_one_2d_matmul(layer):
     x = tg.randn(4, 8, 3, dtype=tg.float64, requires_grad=True)
     w = tg.randn(5, 3, dtype=tg.float64, requires_grad=True)
-    out = F.linear(x, w) if layer == "linear" else F.conv1d_gpt2(x, w.T.detach().requires_grad_())
-    matmuls, stack = [], [out.grad_fn]
+    weight = w if layer == "linear" else w.T.detach().requires_grad_()
+    out = F.linear(x, w) if layer == "linear" else F.conv1d_gpt2(x, weight)
+    assert out.grad_fn.name == "LinearBackward"  # one fused node
+    out.backward(tg.ones_like(out), create_graph=True)  # records the backward's own ops
+    matmuls, stack = [], [weight.grad.grad_fn]
     while stack:
         node = stack.pop()
         if node.name == "MatMulBackward":
             matmuls.append(node)
         stack.extend(e for e in node.edges if isinstance(e, tg.autograd.engine.Context))
-    assert len(matmuls) == 1
-    assert [shape for shape, _ in matmuls[0].input_meta] == [(32, 3), (3, 5)]
+    assert len(matmuls) == 1  # (3, B*T) @ (B*T, 5), not a batch of (3, 8) @ (8, 5)
+    assert [shape for shape, _ in matmuls[0].input_meta] == [(3, 32), (32, 5)]
 
 
 def test_embedding_negative_index_and_padding_idx():

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..ops import fused
 from ..ops.composite import as_tensor
 from ..tensor import Tensor
 from . import functional as F
@@ -101,7 +102,17 @@ class Attention(Module):
         if attn_mask is not None:
             allowed = allowed & self._check_mask(attn_mask, B, T)  # (B or 1, nh or 1, T, T)
 
-        q, k, v = self.c_attn(x).split(self.d_model, dim=2)  # 3 x (B, T, C)
+        qkv = self.c_attn(x)  # (B, T, 3C): q, k, v side by side
+        dropping = self.training and self.attn_dropout.p > 0
+        if not (return_weights or dropping):
+            # NOTE: the same computation as below as one fused node (ops/fused/attention.py),
+            # for speed: it saves a dozen nodes per layer and the split's three (B, T, 3C)
+            # gradients. Used when nobody needs the weights and none are dropped.
+            scale = 1.0 / math.sqrt(self.head_dim) if self.scale else 1.0
+            y = fused.self_attention(qkv, self.n_head, allowed, scale)  # (B, T, C)
+            return self.resid_dropout(self.c_proj(y))  # (B, T, C)
+
+        q, k, v = qkv.split(self.d_model, dim=2)  # 3 x (B, T, C)
         q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)
         scores = q @ k.transpose(-2, -1)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
         if self.scale:

@@ -45,8 +45,9 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
     """y = input @ weight.T + bias, over the last axis.
 
     input (..., in_features), weight (out_features, in_features), bias (out_features,) or
-    None; y (..., out_features). The leading axes are flattened first, so the weight's
-    gradient is one 2-D matmul, (in, B*T) @ (B*T, out), not one per batch element.
+    None; y (..., out_features). One fused node (`ops/fused/linear.py`): the leading axes
+    are flattened first, so the weight's gradient is one 2-D matmul, (in, B*T) @ (B*T, out),
+    not one per batch element.
 
     >>> import tinygrad_norm as tg
     >>> linear(tg.ones(2, 3), tg.ones(4, 3), tg.zeros(4)).shape
@@ -64,16 +65,15 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
             f"{weight.shape[1]} (weight is (out_features, in_features)); build the layer with "
             f"in_features = the input's last size, or reshape the input"
         )
-    y = _flat_matmul(x, weight.T)  # (..., out)
-    return y if bias is None else y + bias
+    return fused.linear(x, weight.T, _maybe(bias))  # (..., out)
 
 
 def conv1d_gpt2(x, weight, bias=None):
     """GPT-2's Conv1D: y = x @ weight + bias over the last axis, weight of shape (nx, nf).
 
     Despite its name it is a linear layer with the weight stored transposed: nx is the input
-    size, nf the output size. x (..., nx) is viewed as (-1, nx), multiplied (addmm), and
-    reshaped to (..., nf); the weight's gradient is one 2-D matmul.
+    size, nf the output size. One fused node (`ops/fused/linear.py`): x (..., nx) is viewed
+    as (-1, nx), multiplied, and reshaped to (..., nf); the weight's gradient is one 2-D matmul.
 
     >>> import tinygrad_norm as tg
     >>> conv1d_gpt2(tg.ones(2, 5, 3), tg.ones(3, 4), tg.zeros(4)).shape
@@ -89,16 +89,7 @@ def conv1d_gpt2(x, weight, bias=None):
             f"{x.shape[-1] if x.ndim else 0}, but weight of shape ({nx}, {nf}) expects "
             f"nx = {nx} inputs; GPT-2's Conv1D(nf, nx) takes the OUTPUT size nf first"
         )
-    y = _flat_matmul(x, weight)  # (..., nf)
-    return y if bias is None else y + bias
-
-
-def _flat_matmul(x, w):
-    """x (..., k) @ w (k, m) as one (N, k) @ (k, m) product, reshaped to (..., m)."""
-    if x.ndim <= 2:
-        return x @ w
-    y = x.reshape(-1, x.shape[-1]) @ w  # (B*T, m)
-    return y.reshape(x.shape[:-1] + (w.shape[1],))  # (..., m)
+    return fused.linear(x, weight, _maybe(bias))  # (..., nf)
 
 
 def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name

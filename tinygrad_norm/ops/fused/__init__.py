@@ -5,6 +5,8 @@
 - `gelu`: Gelu (exact, or GPT-2's tanh approximation)
 - `cross_entropy`: CrossEntropy (log_softmax and negative log-likelihood in one node)
 - `embedding`: Embedding, EmbeddingGrad (a gather, and its scatter-add backward)
+- `linear`: Linear (x @ w + b over the last axis: reshape, matmul and bias add in one node)
+- `attention`: SelfAttention (GPT-2's attention core, from packed q, k, v to merged heads)
 
 Each docstring derives its backward; each backward is written with Tensor operations, so it is
 twice differentiable. The same computations composed from primitives (`softmax_composed` in
@@ -23,10 +25,12 @@ runs of 5; NumPy 2.4):
     cross_entropy        3.7         4.9         1.3x
 """
 
+from .attention import SelfAttention, self_attention
 from .cross_entropy import CrossEntropy, cross_entropy
 from .embedding import Embedding, EmbeddingGrad
 from .gelu import Gelu, gelu
 from .layer_norm import LayerNorm, layer_norm
+from .linear import Linear, linear
 from .softmax import LogSoftmax, Softmax, log_softmax, softmax
 
 __all__ = [
@@ -35,11 +39,15 @@ __all__ = [
     "EmbeddingGrad",
     "Gelu",
     "LayerNorm",
+    "Linear",
     "LogSoftmax",
+    "SelfAttention",
     "Softmax",
     "cross_entropy",
     "gelu",
     "layer_norm",
+    "linear",
     "log_softmax",
+    "self_attention",
     "softmax",
 ]

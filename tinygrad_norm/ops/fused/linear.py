@@ -1,0 +1,59 @@
+"""A linear layer, y = x @ w + b, as one node (GPT-2's Conv1D, and nn.Linear with w = Wᵀ).
+
+Composed from primitives it is four nodes: x viewed as (N, k), the matmul, the view back to
+(..., m), the bias added. Here it is one node with the same maths, whose weight gradient is one
+2-D matrix product over all N = B·T positions.
+"""
+
+import numpy as np
+
+from ...autograd.engine import Function
+
+
+class Linear(Function):
+    """y = x @ w + b over the last axis: x (..., k), w (k, m), b (m,) or None -> y (..., m).
+
+    Backward. View x as X (N, k) and grad_out as G (N, m), N the product of the leading axes;
+    then y = X w + b is a plain matrix product, and
+
+        grad_x = G wᵀ     (viewed back as (..., k)),
+        grad_w = Xᵀ G     (k, m): one GEMM, every position's contribution summed by it,
+        grad_b = sum of G over its N rows (b was added to every row).
+
+    >>> import tinygrad_norm as tg
+    >>> x = tg.ones(2, 3, 4, requires_grad=True)
+    >>> w = tg.ones(4, 5, requires_grad=True)
+    >>> y = Linear.apply(x, w, None)
+    >>> y.shape, y.grad_fn
+    ((2, 3, 5), <LinearBackward>)
+    >>> y.sum().backward()
+    >>> w.grad.shape, float(w.grad[0, 0])     # 6 positions, each x = 1
+    ((4, 5), 6.0)
+    """
+
+    formula = "grad_x = grad_out @ w^T;  grad_w = x^T @ grad_out;  grad_b = sum(grad_out)"
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        needs_x, needs_w = ctx.needs_input_grad[:2]
+        ctx.save_for_backward(x if needs_w else None, w if needs_x else None)
+        y = x.reshape(-1, x.shape[-1]) @ w  # (N, k) @ (k, m) -> (N, m)
+        if b is not None:
+            y = np.add(y, b, out=y if b.dtype == y.dtype else None)  # in place: y is new
+        return y.reshape(x.shape[:-1] + (w.shape[1],))  # (..., m)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, w = ctx.saved_tensors
+        needs_x, needs_w, needs_b = ctx.needs_input_grad
+        x_shape, (k, m) = ctx.input_meta[0][0], ctx.input_meta[1][0]
+        g = grad_output.reshape(-1, m)  # (N, m)
+        grad_x = (g @ w.transpose(0, 1)).reshape(x_shape) if needs_x else None
+        grad_w = x.reshape(-1, k).transpose(0, 1) @ g if needs_w else None  # (k, N) @ (N, m)
+        grad_b = g.sum(dim=0) if needs_b else None
+        return grad_x, grad_w, grad_b
+
+
+def linear(x, w, b=None):
+    """x @ w + b over the last axis, as one fused node (see `Linear`)."""
+    return Linear.apply(x, w, b)
