@@ -17,6 +17,8 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .autograd.grad_mode import enable_grad
@@ -367,15 +369,26 @@ class Adam(Optimizer):
                 param.data *= 1 - lr * weight_decay
             else:
                 grad = grad + weight_decay * param.data
+        # NOTE: in place, through one scratch array, where the plain formulas make nine
+        # temporaries per parameter; the scalars are Python floats, so a float32 parameter is
+        # updated in float32 (as PyTorch does) rather than through float64 temporaries.
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        m += (1 - beta1) * (grad - m)
+        scratch = np.subtract(grad, m)
+        scratch *= 1 - beta1
+        m += scratch  # m += (1 - beta1) * (g - m)
         v *= beta2
-        v += (1 - beta2) * grad * grad
+        np.multiply(grad, 1 - beta2, out=scratch)
+        scratch *= grad
+        v += scratch  # v = beta2 * v + (1 - beta2) * g * g
         if group["amsgrad"]:
             v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
         step_size = lr / (1 - beta1**t)
-        denom = np.sqrt(v) / np.sqrt(1 - beta2**t) + group["eps"]
-        param.data += -step_size * (m / denom)
+        denom = np.sqrt(v, out=scratch)
+        denom /= math.sqrt(1 - beta2**t)
+        denom += group["eps"]  # denom = sqrt(v) / sqrt(1 - beta2^t) + eps
+        update = np.divide(m, denom, out=scratch)
+        update *= -step_size
+        param.data += update  # p -= step_size * m / denom
 
 
 class AdamW(Adam):
