@@ -58,21 +58,29 @@ def has_torch() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def blas_threads() -> int:
-    """The threads NumPy's OpenBLAS uses (read from the library), else the CPU count."""
+def _openblas_call(name: str, *args) -> int | None:
+    """Call `openblas_<name>` in NumPy's OpenBLAS (None if NumPy uses another BLAS)."""
     import ctypes
 
     try:
         maps = Path("/proc/self/maps").read_text()
     except OSError:
-        return os.cpu_count() or 1
-    libs = {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}
-    for lib in libs:
+        return None
+    for lib in {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}:
         handle = ctypes.CDLL(lib)
-        for symbol in ("scipy_openblas_get_num_threads64_", "openblas_get_num_threads"):
+        # NumPy's wheels name it scipy_openblas_<name>64_; a system OpenBLAS openblas_<name>
+        for symbol in (f"scipy_openblas_{name}64_", f"scipy_openblas_{name}", f"openblas_{name}"):
             if hasattr(handle, symbol):
-                return int(getattr(handle, symbol)())
-    return os.cpu_count() or 1
+                return getattr(handle, symbol)(*args)
+    return None
+
+
+def blas_threads(set_to: int | None = None) -> int:
+    """The threads NumPy's OpenBLAS uses, after setting them to `set_to` if given."""
+    if set_to:
+        _openblas_call("set_num_threads", int(set_to))
+    threads = _openblas_call("get_num_threads")
+    return int(threads) if threads is not None else (os.cpu_count() or 1)
 
 
 # --- the systems: each a `step()` that trains on the batch once and returns the loss ------------
@@ -189,10 +197,11 @@ def measure(size: str, systems, n_steps: int, warmup: int, memory: bool = True) 
     return result
 
 
-def measure_alone(system: str, size: str, n_steps: int, warmup: int, malloc: str) -> dict:
+def measure_alone(system, size, n_steps: int, warmup: int, malloc: str, threads: int) -> dict:
     """Run one system in a fresh process; its median ms per step."""
     command = [sys.executable, "-m", "benchmarks.gpt_step", "--worker", system, "--sizes", size,
-               "--steps", str(n_steps), "--warmup", str(warmup), "--malloc", malloc]  # fmt: skip
+               "--steps", str(n_steps), "--warmup", str(warmup), "--malloc", malloc,
+               "--threads", str(threads)]  # fmt: skip
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -257,6 +266,13 @@ def add_arguments(parser) -> None:
         default="tuned",
         help="tune glibc malloc for all systems (tg.utils.tune_malloc), leave it, or both",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="BLAS threads for NumPy, and torch.set_num_threads for PyTorch (default: "
+        "NumPy's own choice, usually one per CPU)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
 
 
@@ -280,6 +296,7 @@ def run(args) -> int:
         from tinygrad_norm.utils import tune_malloc
 
         tune_malloc()
+    blas_threads(set_to=args.threads)
     if args.worker:  # one system alone, in this (fresh) process: print its result as JSON
         result = measure(sizes[0], [args.worker], args.steps, args.warmup, memory=False)
         print(json.dumps(result[args.worker]))
@@ -297,7 +314,10 @@ def run(args) -> int:
     print_table("In one process, interleaved:", rows, systems, with_memory=True)
     if args.alone:
         alone = {
-            size: {s: measure_alone(s, size, args.steps, args.warmup, args.malloc) for s in systems}
+            size: {
+                s: measure_alone(s, size, args.steps, args.warmup, args.malloc, args.threads)
+                for s in systems
+            }
             for size in sizes
         }
         print()
@@ -308,7 +328,8 @@ def run(args) -> int:
 def _forward(args) -> list:
     """The command-line arguments of `args` other than --malloc (for a child process)."""
     out = ["--sizes", args.sizes, "--steps", str(args.steps), "--warmup", str(args.warmup)]
-    out += ["--systems", args.systems] + (["--alone"] if args.alone else [])
+    out += ["--systems", args.systems, "--threads", str(args.threads)]
+    out += ["--alone"] if args.alone else []
     return out
 
 
