@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.numpy_gpt import AdamW, NumpyGPT, init_params  # noqa: E402
+from tinygrad_norm.utils import blas_threads  # noqa: E402
 
 # name: (vocab, T, B, d_model, n_layer, n_head)
 SIZES = {
@@ -56,31 +57,6 @@ def has_torch() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("torch") is not None
-
-
-def _openblas_call(name: str, *args) -> int | None:
-    """Call `openblas_<name>` in NumPy's OpenBLAS (None if NumPy uses another BLAS)."""
-    import ctypes
-
-    try:
-        maps = Path("/proc/self/maps").read_text()
-    except OSError:
-        return None
-    for lib in {line.split()[-1] for line in maps.splitlines() if "openblas" in line.lower()}:
-        handle = ctypes.CDLL(lib)
-        # NumPy's wheels name it scipy_openblas_<name>64_; a system OpenBLAS openblas_<name>
-        for symbol in (f"scipy_openblas_{name}64_", f"scipy_openblas_{name}", f"openblas_{name}"):
-            if hasattr(handle, symbol):
-                return getattr(handle, symbol)(*args)
-    return None
-
-
-def blas_threads(set_to: int | None = None) -> int:
-    """The threads NumPy's OpenBLAS uses, after setting them to `set_to` if given."""
-    if set_to:
-        _openblas_call("set_num_threads", int(set_to))
-    threads = _openblas_call("get_num_threads")
-    return int(threads) if threads is not None else (os.cpu_count() or 1)
 
 
 # --- the systems: each a `step()` that trains on the batch once and returns the loss ------------

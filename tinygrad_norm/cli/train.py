@@ -18,7 +18,7 @@ from ..io import save
 from ..models.gpt import GPT, GPTConfig
 from ..random import manual_seed
 from ..training import train
-from ..utils import tune_malloc
+from ..utils import blas_threads, tune_malloc
 
 HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
 
@@ -59,6 +59,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--samples", type=int, default=5, help="samples to print (default 5)")
     parser.add_argument("--save", metavar="PATH", help="write the trained weights to PATH (.npz)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="BLAS threads for matrix products (default 1: as fast for a small model, and far "
+        "more robust when other programs share the cores; see tinygrad_norm/utils.py)",
+    )
 
 
 def run(args) -> int:
@@ -89,6 +96,7 @@ def run(args) -> int:
             return 2
 
     tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
+    blas_threads(set_to=args.threads)
     manual_seed(args.seed)
     config = GPTConfig(
         vocab_size=data.vocab_size,
