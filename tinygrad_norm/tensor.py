@@ -17,6 +17,8 @@ tensor([[0.4000, 0.2000]])
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import dtypes
@@ -55,9 +57,14 @@ class Tensor:
     """
 
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
-    __array_priority__ = 1000  # `ndarray + Tensor` calls Tensor.__radd__
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            raise TypeError(
+                f"Tensor: requires_grad must be True or False, got {requires_grad!r}. "
+                "Tensor(data, ...) takes the values themselves; for a tensor of a given shape "
+                "use tg.zeros(2, 3), tg.empty(2, 3) or tg.randn(2, 3)"
+            )
         self.data = _to_array(data, dtype)
         self.grad = None
         self.grad_fn = None
@@ -339,6 +346,47 @@ class Tensor:
     def __rmatmul__(self, other):
         return C.matmul(other, self)
 
+    # In place. Only the optimizer's idiom changes a tensor in place: a leaf that requires grad,
+    # updated inside no_grad (`with tg.no_grad(): p -= lr * p.grad`). Anything else makes a new
+    # tensor, as `x = x - y` would: changing an array in place could corrupt a value saved for
+    # backward, which nothing here would notice.
+    def _in_place(self, ufunc, other):
+        if self.grad_fn is None and self.requires_grad and not is_grad_enabled():
+            ufunc(self.data, other.data if isinstance(other, Tensor) else other, out=self.data)
+            return self
+        if self.grad_fn is None and self.requires_grad:
+            raise RuntimeError(
+                f"in-place {ufunc.__name__}: this leaf tensor requires grad, so changing it in "
+                "place would not be recorded for backward; update parameters inside "
+                "`with tg.no_grad():` (as an optimizer does), or write x = x + y"
+            )
+        return NotImplemented  # Python then computes x = x + y: a new tensor
+
+    def __iadd__(self, other):
+        return self._in_place(np.add, other)
+
+    def __isub__(self, other):
+        return self._in_place(np.subtract, other)
+
+    def __imul__(self, other):
+        return self._in_place(np.multiply, other)
+
+    def __itruediv__(self, other):
+        return self._in_place(np.true_divide, other)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        """NumPy meets a Tensor. `array + tensor` (and -, *, /, **, @, comparisons) is the
+        tensor operation, differentiable as `tensor + array` is. Writing into an array stays
+        NumPy's, in place: `p.data += -lr * p.grad` updates the parameter's array. Any other
+        ufunc (`np.exp(t)`) runs on the data and returns an array."""
+        if out is None and method == "__call__" and len(inputs) == 2 and ufunc in _AS_TENSOR_OP:
+            a, b = (x if isinstance(x, Tensor) else C.as_tensor(x) for x in inputs)
+            return _AS_TENSOR_OP[ufunc](a, b)
+        arrays = tuple(x.data if isinstance(x, Tensor) else x for x in inputs)
+        if out is not None:
+            kwargs["out"] = tuple(o.data if isinstance(o, Tensor) else o for o in out)
+        return getattr(ufunc, method)(*arrays, **kwargs)
+
     def __neg__(self):
         return Neg.apply(self)
 
@@ -592,6 +640,22 @@ class Tensor:
 
 
 engine.Tensor = Tensor  # the engine wraps arrays in Tensors; it gets the class here, once
+
+
+_AS_TENSOR_OP = {
+    np.add: operator.add,
+    np.subtract: operator.sub,
+    np.multiply: operator.mul,
+    np.true_divide: operator.truediv,
+    np.power: operator.pow,
+    np.matmul: operator.matmul,
+    np.less: operator.lt,
+    np.less_equal: operator.le,
+    np.greater: operator.gt,
+    np.greater_equal: operator.ge,
+    np.equal: operator.eq,
+    np.not_equal: operator.ne,
+}
 
 
 class _HookHandle:

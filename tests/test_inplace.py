@@ -1,0 +1,66 @@
+"""In place: the parameter-update idioms of micrograd and PyTorch, and NumPy meeting a Tensor."""
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+from tinygrad_norm import nn
+
+
+def trained_linear():
+    tg.manual_seed(0)
+    lin = nn.Linear(2, 3)
+    lin(tg.ones(3, 2)).sum().backward()
+    return lin
+
+
+def test_data_plus_equals_updates_the_parameter_array_in_place():
+    lin = trained_linear()
+    array, before = lin.weight.data, lin.weight.data.copy()
+    for p in lin.parameters():
+        p.data += -0.1 * p.grad  # ndarray += Tensor: NumPy's in-place add on the data
+    assert lin.weight.data is array and type(lin.weight.data) is np.ndarray
+    np.testing.assert_allclose(lin.weight.data, before - 0.1 * lin.weight.grad.data, rtol=1e-6)
+    assert lin(tg.ones(1, 2)).shape == (1, 3)  # the model still works
+
+
+def test_minus_equals_under_no_grad_updates_the_parameter():
+    lin = trained_linear()
+    weight, before = lin.weight, lin.weight.data.copy()
+    with tg.no_grad():
+        for p in lin.parameters():
+            p -= 0.1 * p.grad
+    assert lin.weight is weight
+    np.testing.assert_allclose(weight.data, before - 0.1 * weight.grad.data, rtol=1e-6)
+
+
+def test_in_place_on_a_leaf_that_requires_grad_while_recording_is_an_error():
+    w = tg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="no_grad"):
+        w += 1
+    np.testing.assert_array_equal(w.data, np.ones(3))
+
+
+def test_other_tensors_get_a_new_tensor_not_a_changed_array():
+    x = tg.ones(2)
+    y = tg.ones(2, requires_grad=True) * 2  # a non-leaf
+    alias_x, alias_y = x, y
+    x += 1
+    y *= 3
+    assert x is not alias_x and alias_x.tolist() == [1.0, 1.0] and x.tolist() == [2.0, 2.0]
+    assert y is not alias_y and alias_y.tolist() == [2.0, 2.0] and y.grad_fn is not None
+
+
+def test_numpy_array_with_a_tensor_is_the_differentiable_tensor_op():
+    t = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = np.array([2.0, 2.0, 2.0]) * t
+    assert isinstance(y, tg.Tensor) and y.grad_fn is not None
+    y.sum().backward()
+    assert t.grad.tolist() == [2.0, 2.0, 2.0]
+    assert (np.ones(3) < t).tolist() == [False, True, True]
+    np.testing.assert_allclose(np.exp(t), np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
+
+
+def test_tensor_of_sizes_is_a_clear_error():
+    with pytest.raises(TypeError, match=r"tg.zeros\(2, 3\)"):
+        tg.Tensor(2, 3)
