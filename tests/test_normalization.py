@@ -645,3 +645,19 @@ def test_nn_utils_is_reachable_from_nn():
 
     assert nn_again.utils.weight_norm is nn.utils.weight_norm
     assert callable(nn_again.utils.remove_weight_norm)
+
+
+def test_lazy_layer_norm_loads_a_checkpoint_before_its_first_call():
+    trained = nn.LayerNorm(dimensions=2)
+    x = tg.randn(3, 4, 5, dtype=tg.float64)
+    trained(x)
+    with tg.no_grad():
+        trained.weight.data[...] = np.arange(20.0).reshape(4, 5)
+    fresh = nn.LayerNorm(dimensions=2)
+    weight = fresh.weight
+    fresh.load_state_dict(trained.state_dict())
+    assert fresh.weight is weight and fresh.weight.shape == (4, 5)
+    assert fresh.weight.dtype == tg.float64
+    np.testing.assert_array_equal(fresh(x).numpy(), trained(x).numpy())
+    with pytest.raises(RuntimeError, match="size mismatch"):  # k = 2 axes, not 1
+        nn.LayerNorm(dimensions=2).load_state_dict({"weight": np.ones(5), "bias": np.zeros(5)})

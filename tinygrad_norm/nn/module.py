@@ -457,13 +457,18 @@ class Module:
             problems.append("missing key(s): " + ", ".join(map(repr, missing)))
         if strict and unexpected:
             problems.append("unexpected key(s): " + ", ".join(map(repr, unexpected)))
-        arrays = {}
+        arrays, lazy = {}, []
         for name, target in targets.items():
             if name not in state:
                 continue
             value = state[name]
             array = value.data if isinstance(value, Tensor) else np.asarray(value)
-            if array.shape != target.shape:
+            owner_name, _, local = name.rpartition(".")
+            owner = self.get_submodule(owner_name) if owner_name else self
+            if array.shape != target.shape and owner._takes_checkpoint_shape(local, array.shape):
+                lazy.append((owner, array))  # shaped from the checkpoint, after every check
+                arrays[name] = array
+            elif array.shape != target.shape:
                 problems.append(
                     f"size mismatch for {name!r}: the checkpoint has shape {array.shape}, "
                     f"the model has {target.shape}"
@@ -500,9 +505,20 @@ class Module:
                 f"Error(s) in loading state_dict for {type(self).__name__} (nothing was "
                 "changed):\n  " + "\n  ".join(problems)
             )
+        for owner, array in lazy:
+            owner._materialize(array.shape, array.dtype)
         for name, array in arrays.items():
             np.copyto(targets[name].data, array)
         return IncompatibleKeys(missing, unexpected)
+
+    def _takes_checkpoint_shape(self, name: str, shape: tuple) -> bool:
+        """May this module's not-yet-shaped parameter `name` take `shape` from a checkpoint?
+
+        No, for a module whose parameters have their shapes from construction. A lazy module
+        (LayerNorm(dimensions=...), shaped by its first input) says yes before that first
+        call, and gets `_materialize(shape, dtype)` once everything else has been checked.
+        """
+        return False
 
     # --- printing --------------------------------------------------------------------------------
     def extra_repr(self) -> str:

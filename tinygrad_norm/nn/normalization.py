@@ -151,6 +151,16 @@ class LayerNorm(Module):
             self._materialize(shape, x.dtype)
         return shape
 
+    def _takes_checkpoint_shape(self, name: str, shape: tuple) -> bool:
+        """Before its first call, LayerNorm(dimensions=k) takes its weights' shape (k axes)
+        from a checkpoint, so a saved model loads into a fresh one."""
+        return (
+            self.normalized_shape is None
+            and self.elementwise_affine
+            and name in ("weight", "bias")
+            and len(shape) == self.dimensions
+        )
+
     def _materialize(self, shape: tuple, dtype) -> None:
         """Give the placeholder weights their shape at the first call (in place: same objects)."""
         if self.normalized_shape is not None:
