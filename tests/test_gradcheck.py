@@ -64,24 +64,10 @@ class TripleWrongAt12(tg.Function):
         return grad_output * tg.tensor(factor)
 
 
-class BadSquare(tg.Function):
-    """x², whose backward forgets the 2: the bug in the middle of layer_norm below."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * x
-
-
 def layer_norm(x, w, b):
     """(x - mean) / sqrt(var + 1e-5) * w + b over the last axis, with one buggy op inside."""
     centered = x - x.mean(-1, keepdim=True)
-    var = BadSquare.apply(centered).mean(-1, keepdim=True)
+    var = ForgotTheTwo.apply(centered)  # the bug in the middle of layer_norm.mean(-1, keepdim=True)
     return centered / (var + 1e-5).sqrt() * w + b
 
 
@@ -239,10 +225,10 @@ def test_names_the_wrong_op_inside_a_composed_function():
     with pytest.raises(tg.GradcheckError) as caught:
         tg.gradcheck(layer_norm, (x, w, b))
     error = caught.value
-    assert error.op == "BadSquareBackward"
+    assert error.op == "ForgotTheTwoBackward"
     assert (
         "the first op whose own backward disagrees with finite differences: "
-        "BadSquareBackward in layer_norm (input 0, element" in str(error)
+        "ForgotTheTwoBackward in layer_norm (input 0, element" in str(error)
     )
 
 
