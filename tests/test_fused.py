@@ -166,6 +166,9 @@ CASES = [
     ("layer_norm_broadcast_weight", lambda x, w, b: fused.layer_norm(x, w, b, 2, 1e-5),
      lambda x, w, b: layer_norm_composed(x, w, b, 2, 1e-5),
      lambda: (leaf((2, 3, 4)), leaf((4,), 1), leaf((3, 1), 2))),
+    ("layer_norm_bias_only", lambda x, b: fused.layer_norm(x, None, b, 1, 1e-5),
+     lambda x, b: layer_norm_composed(x, None, b, 1, 1e-5),
+     lambda: (leaf((3, 4)), leaf((4,), 2))),
     ("linear", fused.linear, linear_composed,
      lambda: (leaf((2, 3, 4)), leaf((4, 5), 1), leaf((5,), 2))),
     ("linear_no_bias_2d", lambda x, w: fused.linear(x, w), lambda x, w: linear_composed(x, w, None),
@@ -177,6 +180,9 @@ CASES = [
     ("gelu", lambda x: fused.gelu(x), gelu_composed, lambda: (leaf((3, 4), scale=2.0),)),
     ("gelu_tanh", lambda x: fused.gelu(x, "tanh"), lambda x: gelu_composed(x, "tanh"),
      lambda: (leaf((3, 4), scale=2.0),)),
+    ("gelu_0d", lambda x: fused.gelu(x), gelu_composed, lambda: (leaf((), scale=2.0),)),
+    ("gelu_tanh_0d", lambda x: fused.gelu(x, "tanh"), lambda x: gelu_composed(x, "tanh"),
+     lambda: (leaf((), scale=2.0),)),
     ("cross_entropy_mean", *_ce(_TARGET), lambda: (leaf((5, 4)),)),
     ("cross_entropy_sum", *_ce(_TARGET, reduction="sum"), lambda: (leaf((5, 4)),)),
     ("cross_entropy_none", *_ce(_TARGET, reduction="none"), lambda: (leaf((5, 4)),)),
@@ -353,3 +359,11 @@ def test_embedding_gradcheck_and_gradgradcheck():
     assert tg.gradcheck(fn, (leaf((4, 3)),))
     assert tg.gradgradcheck(fn, (leaf((4, 3)),))
     assert_same(fn, lambda w: w[index], (leaf((4, 3)),))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_integers_is_computed_in_float64(approximate):
+    out = fused.gelu(tg.tensor([-1, 0, 2]), approximate)
+    expected = fused.gelu(tg.tensor([-1.0, 0.0, 2.0], dtype=tg.float64), approximate)
+    assert out.dtype == tg.float64
+    np.testing.assert_array_equal(out.data, expected.data)

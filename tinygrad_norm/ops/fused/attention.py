@@ -81,6 +81,8 @@ class SelfAttention(Function):
     @staticmethod
     def backward(ctx, grad_output):
         qkv, weights = ctx.saved_tensors
+        if not is_grad_enabled():  # nothing recorded: the same formulas on the arrays
+            return _grad_qkv(qkv.data, weights.data, grad_output.data, ctx.scale), None, None, None
         B, T, C = grad_output.shape
         hs = C // ctx.n_head
         q, k, v = qkv.reshape(B, T, 3, ctx.n_head, hs).permute(2, 0, 3, 1, 4)  # (B, nh, T, hs)
@@ -95,6 +97,27 @@ class SelfAttention(Function):
         # back to qkv's layout: 3 x (B, nh, T, hs) -> (B, T, 3, nh, hs) -> (B, T, 3C)
         parts = [t.transpose(1, 2).unsqueeze(2) for t in (grad_q, grad_k, grad_v)]
         return Cat.apply(*parts, dim=2).reshape(B, T, 3 * C), None, None, None
+
+
+def _grad_qkv(qkv: np.ndarray, weights: np.ndarray, grad_out: np.ndarray, scale: float):
+    """`SelfAttention.backward` in NumPy, in place: the gradients of q, k and v are written
+    straight into their slots of one (B, T, 3C) array (matmul writes into strided views), and
+    grad_W is turned into grad_S where it lies, with no (B, nh, T, T) temporary besides it."""
+    (B, T, _), nh = qkv.shape, weights.shape[1]
+    hs = grad_out.shape[-1] // nh
+    q, k, v = qkv.reshape(B, T, 3, nh, hs).transpose(2, 0, 3, 1, 4)  # 3 x (B, nh, T, hs)
+    g = grad_out.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, nh, T, hs)
+    grad = np.empty((B, T, 3, nh, hs), dtype=np.result_type(grad_out, qkv))
+    grad_q, grad_k, grad_v = grad.transpose(2, 0, 3, 1, 4)  # views, each (B, nh, T, hs)
+    np.matmul(weights.transpose(0, 1, 3, 2), g, out=grad_v)  # Wᵀ G
+    grad_s = g @ v.transpose(0, 1, 3, 2)  # grad_W = G vᵀ: (B, nh, T, T)
+    row = np.einsum("bhij,bhij->bhi", grad_s, weights)[..., None]  # sum_j(grad_W * W)
+    grad_s -= row
+    grad_s *= weights
+    grad_s *= scale  # grad_S = W * (grad_W - row) * scale
+    np.matmul(grad_s, k, out=grad_q)
+    np.matmul(grad_s.transpose(0, 1, 3, 2), q, out=grad_k)
+    return grad.reshape(B, T, 3 * nh * hs)
 
 
 def _weights(q, k, allowed: np.ndarray, scale: float):

@@ -1,6 +1,8 @@
 """Layer normalization as one node with its analytic backward (Ba, Kiros & Hinton, 2016,
 "Layer Normalization", arXiv:1607.06450)."""
 
+import math
+
 import numpy as np
 
 from ...autograd.engine import Function
@@ -59,12 +61,18 @@ class LayerNorm(Function):
     def forward(ctx, x, weight, bias, n_axes, eps):
         axes = tuple(range(x.ndim - n_axes, x.ndim))
         centered = x - x.mean(axis=axes, keepdims=True)
-        rstd = 1 / np.sqrt((centered * centered).mean(axis=axes, keepdims=True) + eps)
-        xhat = centered * rstd
+        square = np.multiply(centered, centered)
+        rstd = 1 / np.sqrt(square.mean(axis=axes, keepdims=True) + eps)
+        del square
+        xhat = np.multiply(centered, rstd, out=centered)  # in place: centered is ours
         ctx.axes, ctx.lead, ctx.eps = axes, tuple(range(x.ndim - n_axes)), eps
         ctx.save_for_backward(x, weight, xhat, rstd)
-        y = xhat if weight is None else xhat * weight
-        return y if bias is None else y + bias
+        if weight is None:
+            return xhat if bias is None else xhat + bias  # xhat is saved: a new array
+        y = xhat * weight
+        if bias is not None:
+            y = np.add(y, bias, out=y if np.result_type(y, bias) == y.dtype else None)
+        return y
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -76,10 +84,10 @@ class LayerNorm(Function):
             rstd = ((centered * centered).mean(axes, keepdims=True) + ctx.eps).rsqrt()
             xhat = centered * rstd
         else:
-            # NOTE: nothing is recorded, so the formulas below run on the arrays themselves
-            # (they read the same for arrays and Tensors): NumPy calls instead of a dozen
-            # Tensor ops, each with its node overhead.
-            grad_output, weight, xhat, rstd = _arrays(grad_output, weight, xhat, rstd)
+            # NOTE: nothing is recorded: NumPy calls instead of a dozen Tensor ops, each with
+            # its node overhead, and in place where the arrays are ours.
+            arrays = _arrays(grad_output, weight, xhat, rstd)
+            return _backward_arrays(*arrays, ctx.needs_input_grad[:3], len(axes))
         grad_x = grad_w = grad_b = None
         if needs_x:
             g_xhat = grad_output if weight is None else grad_output * weight
@@ -93,6 +101,40 @@ class LayerNorm(Function):
         if needs_b:
             grad_b = _sum_leading(grad_output, lead)
         return grad_x, grad_w, grad_b
+
+
+def _backward_arrays(grad_out, weight, xhat, rstd, needs: tuple, n_axes: int):
+    """`LayerNorm.backward` in NumPy: the same formulas on 2-D views.
+
+    View every array as (N, D), D the number of normalized elements, and w as (D,). Then a
+    mean over a row of a product with w is a matrix-vector product: mean(g_x̂) =
+    (grad_out @ w) / D and mean(g_x̂ * x̂) = ((grad_out * x̂) @ w) / D, where grad_out * x̂ is
+    also what grad_w sums. Two (N, D) temporaries in all.
+    """
+    lead, norm_shape = xhat.shape[: xhat.ndim - n_axes], xhat.shape[xhat.ndim - n_axes :]
+    N, D = math.prod(lead), math.prod(norm_shape)
+    go, xh = grad_out.reshape(N, D), xhat.reshape(N, D)
+    w = None if weight is None else np.broadcast_to(weight, norm_shape).reshape(D)
+    grad_x = grad_w = grad_b = None
+    if needs[2]:
+        grad_b = go.sum(0).reshape(norm_shape)
+    if not (needs[0] or needs[1]):
+        return grad_x, grad_w, grad_b
+    go_xhat = go * xh  # (N, D)
+    if needs[1]:
+        grad_w = go_xhat.sum(0).reshape(norm_shape)
+    if needs[0]:
+        if w is None:
+            mean_g, mean_gx = go.mean(1), go_xhat.mean(1)  # (N,)
+            grad_x = go - mean_g[:, None]
+        else:
+            mean_g, mean_gx = go @ w / D, go_xhat @ w / D  # (N,)
+            grad_x = go * w
+            grad_x -= mean_g[:, None]
+        grad_x -= np.multiply(xh, mean_gx[:, None], out=go_xhat)  # go_xhat is used up
+        grad_x *= rstd.reshape(N, 1)
+        grad_x = grad_x.reshape(xhat.shape)
+    return grad_x, grad_w, grad_b
 
 
 def _sum_leading(t, lead: tuple):
