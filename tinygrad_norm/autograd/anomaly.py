@@ -28,12 +28,19 @@ import traceback
 
 import numpy as np
 
-_state = threading.local()
+
+class _State(threading.local):
+    # NOTE: a class default, so a thread that never switched anomaly mode reads False
+    # directly; getattr(local, "enabled", False) pays for a caught AttributeError each time.
+    enabled = False
+
+
+_state = _State()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def is_anomaly_enabled() -> bool:
-    return getattr(_state, "enabled", False)
+    return _state.enabled
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .anomaly import check_gradients, creation_site, is_anomaly_enabled
-from .grad_mode import is_grad_enabled, set_grad_enabled
+from .grad_mode import _set_enabled, is_grad_enabled
 
 # Ops whose backward returned NumPy arrays while a graph of the backward pass was being recorded:
 # those gradients are constants, so second derivatives through them are wrong. gradgradcheck
@@ -82,6 +82,7 @@ class Context:
     _to_save: tuple = ()
     _saved: tuple | None = ()
     _output: np.ndarray | None = None
+    _array_attrs: list = []  # names of the arrays forward stored on ctx
 
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
         self.fn = fn
@@ -131,14 +132,18 @@ class Context:
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
-    def record(self, args: tuple, kwargs: dict, is_tensor: tuple, output, returned) -> None:
+    def record(self, args: tuple, kwargs: dict, tensors: tuple, is_tensor: tuple, output, returned):
         """Join this node to the graph after forward ran (called by `Function.apply`)."""
-        tensors = tuple(a for a, t in zip(args, is_tensor) if t)
+        # Arrays that forward stored as attributes (ctx.mask = ...): release() frees them.
+        self._array_attrs = [k for k, v in vars(self).items() if isinstance(v, np.ndarray)]
         self.arg_is_tensor = is_tensor
         self.inputs = tensors
         self.args, self.kwargs = args, kwargs
-        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
-        self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
+        edges, meta = [], []
+        for t in tensors:
+            edges.append(t if t.grad_fn is None else t.grad_fn)
+            meta.append((t.data.shape, t.data.dtype))
+        self.edges, self.input_meta = tuple(edges), tuple(meta)
         self.hooks = []
         saved = []
         for value in self._to_save:
@@ -148,8 +153,7 @@ class Context:
                 self._output = output
                 saved.append(_OUTPUT)
             else:  # one of forward's inputs (joined to the graph), or a constant
-                same = [t for t in tensors if t.data is value]
-                saved.append(same[0] if same else Tensor._make(np.asarray(value)))
+                saved.append(_input_holding(tensors, value))
         self._saved, self._to_save = tuple(saved), ()
 
     def _make_output(self):
@@ -159,9 +163,8 @@ class Context:
         """Free what forward saved, after a backward without `retain_graph`."""
         self._saved = self._output = self.inputs = self.args = None
         self.released = True
-        for attr, value in list(vars(self).items()):
-            if isinstance(value, np.ndarray):
-                delattr(self, attr)
+        for attr in self._array_attrs:
+            self.__dict__.pop(attr, None)
 
     def run_backward(self, grad_output):
         """Call the Function's backward and tidy its result: one gradient (or None) per Tensor
@@ -204,6 +207,14 @@ class Context:
                 g = g.to(dtype)
             out.append(g)
         return tuple(out)
+
+
+def _input_holding(tensors: tuple, value):
+    """The input Tensor whose array is `value` (saved: joined to the graph), or a constant."""
+    for t in tensors:
+        if t.data is value:
+            return t
+    return Tensor._make(np.asarray(value))
 
 
 class _Output:
@@ -298,12 +309,13 @@ class Function:
         """Run forward on the arrays inside `args` and, if any input requires grad (and grad
         mode is on), record the node that backward will visit."""
         # NOTE: one plain loop over the arguments, not three generator expressions.
-        arrays, needs, is_tensor = [], [], []
+        arrays, needs, is_tensor, tensors = [], [], [], []
         for a in args:
             if isinstance(a, Tensor):
                 arrays.append(a.data)
                 needs.append(a.requires_grad)
                 is_tensor.append(True)
+                tensors.append(a)
             else:
                 arrays.append(a)
                 needs.append(False)
@@ -313,7 +325,7 @@ class Function:
         output = returned if type(returned) is np.ndarray else _as_output(cls, returned)
         if not (True in needs and is_grad_enabled()):
             return Tensor._make(output)
-        ctx.record(args, kwargs, tuple(is_tensor), output, returned)
+        ctx.record(args, kwargs, tuple(tensors), tuple(is_tensor), output, returned)
         if is_anomaly_enabled():
             ctx.creation_site = creation_site()
         return Tensor._make(output, requires_grad=True, grad_fn=ctx)
@@ -415,8 +427,14 @@ def backward_steps(
                 capture[id(node)] = grad_output
             elif capture is None and node.retained is not None:
                 _retain(node.retained(), grad_output, create_graph)
-            with set_grad_enabled(create_graph):
+            # NOTE: the same as `with set_grad_enabled(create_graph):`, a little cheaper for
+            # every node; the mode is put back before anything else runs (or we yield).
+            previous = is_grad_enabled()
+            _set_enabled(create_graph)
+            try:
                 grad_inputs = node.run_backward(grad_output)
+            finally:
+                _set_enabled(previous)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):

@@ -11,12 +11,17 @@ switches recording off for another thread that is training.
 import functools
 import threading
 
-_state = threading.local()
+
+class _State(threading.local):
+    enabled = True  # each thread starts recording (a class default: no getattr fallback)
+
+
+_state = _State()
 
 
 def is_grad_enabled() -> bool:
     """True when operations on tensors that require grad are recorded (the default)."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(enabled: bool) -> None:

@@ -114,7 +114,10 @@ def _backward_arrays(grad_out, weight, xhat, rstd, needs: tuple, n_axes: int):
     lead, norm_shape = xhat.shape[: xhat.ndim - n_axes], xhat.shape[xhat.ndim - n_axes :]
     N, D = math.prod(lead), math.prod(norm_shape)
     go, xh = grad_out.reshape(N, D), xhat.reshape(N, D)
-    w = None if weight is None else np.broadcast_to(weight, norm_shape).reshape(D)
+    w = None
+    if weight is not None:
+        full = weight if weight.shape == norm_shape else np.broadcast_to(weight, norm_shape)
+        w = full.reshape(D)
     grad_x = grad_w = grad_b = None
     if needs[2]:
         grad_b = go.sum(0).reshape(norm_shape)
