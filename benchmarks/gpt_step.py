@@ -13,8 +13,9 @@ In one process the systems take turns step by step (the order rotates), after wa
 so a noisy machine slows all of them alike; the medians are compared. Peak memory per step is
 what tracemalloc sees allocated on top of what was live when the step began (it sees NumPy's
 arrays, not PyTorch's). `--alone` also times each system in its own fresh process, as a user
-would run it. glibc's malloc is tuned (`tg.utils.tune_malloc`) for every system alike, untuned,
-or both ways (`--malloc`; each way runs in its own process, since tuning cannot be undone).
+would run it: `--rounds` times, the processes taking turns, and the median over the rounds.
+glibc's malloc is tuned (`tg.utils.tune_malloc`) for every system alike, untuned, or both ways
+(`--malloc`; each way runs in its own process, since tuning cannot be undone).
 
     python -m tinygrad_norm bench [--sizes tiny,small,medium] [--steps 20] [--alone]
     python -m benchmarks.gpt_step ...     (the same, from the repository root)
@@ -182,6 +183,18 @@ def measure_alone(system, size, n_steps: int, warmup: int, malloc: str, threads:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def alone_rounds(systems, size: str, args) -> dict:
+    """{system: {"ms": ...}}: each system alone in a fresh process, `args.rounds` times, the
+    systems taking turns (the order rotating each round) so that a machine slowing down for a
+    while slows all of them; the median over the rounds of each process's median."""
+    runs = {name: [] for name in systems}
+    for r in range(args.rounds):
+        for name in systems[r % len(systems) :] + systems[: r % len(systems)]:
+            result = measure_alone(name, size, args.steps, args.warmup, args.malloc, args.threads)
+            runs[name].append(result["ms"])
+    return {name: {"ms": statistics.median(ms)} for name, ms in runs.items()}
+
+
 # --- reporting ----------------------------------------------------------------------------------
 def _ratio(a, b) -> str:
     return f"{a / b:.2f}" if a is not None and b else "-"
@@ -237,6 +250,9 @@ def add_arguments(parser) -> None:
         "--alone", action="store_true", help="also time each system in its own process"
     )
     parser.add_argument(
+        "--rounds", type=int, default=3, help="with --alone: fresh processes per system (median)"
+    )
+    parser.add_argument(
         "--malloc",
         choices=("tuned", "default", "both"),
         default="tuned",
@@ -289,15 +305,15 @@ def run(args) -> int:
     print()
     print_table("In one process, interleaved:", rows, systems, with_memory=True)
     if args.alone:
-        alone = {
-            size: {
-                s: measure_alone(s, size, args.steps, args.warmup, args.malloc, args.threads)
-                for s in systems
-            }
-            for size in sizes
-        }
+        alone = {size: alone_rounds(systems, size, args) for size in sizes}
         print()
-        print_table("Each alone in its own process:", alone, systems, with_memory=False)
+        print_table(
+            f"Each alone in its own process (median of {args.rounds} rounds, the processes "
+            "taking turns):",
+            alone,
+            systems,
+            with_memory=False,
+        )
     return 0
 
 
@@ -305,7 +321,7 @@ def _forward(args) -> list:
     """The command-line arguments of `args` other than --malloc (for a child process)."""
     out = ["--sizes", args.sizes, "--steps", str(args.steps), "--warmup", str(args.warmup)]
     out += ["--systems", args.systems, "--threads", str(args.threads)]
-    out += ["--alone"] if args.alone else []
+    out += ["--alone", "--rounds", str(args.rounds)] if args.alone else []
     return out
 
 
