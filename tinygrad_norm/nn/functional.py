@@ -323,7 +323,7 @@ def batch_norm(
                     weight=weight, bias=bias)  # fmt: skip
     axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        n = x.numel() // x.shape[1]
+        n = math.prod(x.shape[:1] + x.shape[2:])  # values per channel (also when C = 0)
         if n <= 1:
             raise ValueError(
                 f"batch_norm: training needs more than one value per channel to compute a "
@@ -408,7 +408,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A0
             f"group_norm: the {channels} channels of input {x.shape} cannot be split into "
             f"{num_groups} groups of equal size; num_groups must divide {channels}"
         )
-    grouped = x.reshape(x.shape[0], num_groups, -1)  # (N, G, C/G * spatial)
+    group_size = math.prod(x.shape[1:]) // num_groups  # not -1: ambiguous for N = 0
+    grouped = x.reshape(x.shape[0], num_groups, group_size)  # (N, G, C/G * spatial)
     y = fused.layer_norm(grouped, None, None, 1, eps).reshape(x.shape)
     return _affine(y, weight, bias)
 
@@ -433,7 +434,8 @@ def scaled_dot_product_attention(
             f"{v.shape} must be (..., L, E), (..., S, E) and (..., S, Ev)"
         )
     length, source = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    if scale is None:  # E = 0: every score is an empty dot product, 0, whatever the scale
+        scale = 1 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
     scores = (q @ k.transpose(-2, -1)) * scale  # (..., L, S)
     if is_causal:
         if attn_mask is not None:

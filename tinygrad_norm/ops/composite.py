@@ -69,6 +69,20 @@ def _require_int_dim(op: str, d) -> None:
         raise TypeError(f"{op}: dim must be an int or a tuple of ints, got {d!r}")
 
 
+def _require_nonempty(op: str, x, dims) -> None:
+    """max, min and argmax of no elements have no value: a clear error, as in PyTorch."""
+    if x.data.size:
+        return
+    axes = range(x.ndim) if dims is None else dims
+    empty = [d for d in axes if x.shape[d] == 0]
+    if empty:
+        raise IndexError(
+            f"{op}: the input of shape {x.shape} has no elements along dim {empty[0]}, so "
+            "there is nothing to take the maximum or minimum of; reduce over a non-empty "
+            "dim, or check how the input became empty"
+        )
+
+
 def _count(shape: tuple, dims) -> int:
     return int(np.prod(shape)) if dims is None else int(np.prod([shape[d] for d in dims]))
 
@@ -117,11 +131,15 @@ def std(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 
 def amax(x, dim=None, keepdim=False):
-    return Max.apply(x, normalize_dims("amax", dim, x.ndim), keepdim)
+    dims = normalize_dims("amax", dim, x.ndim)
+    _require_nonempty("amax", x, dims)
+    return Max.apply(x, dims, keepdim)
 
 
 def amin(x, dim=None, keepdim=False):
-    return -Max.apply(-x, normalize_dims("amin", dim, x.ndim), keepdim)
+    dims = normalize_dims("amin", dim, x.ndim)
+    _require_nonempty("amin", x, dims)
+    return -Max.apply(-x, dims, keepdim)
 
 
 class ValuesIndices(NamedTuple):
@@ -138,12 +156,15 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
     """
     from ..tensor import Tensor
 
-    (axis,) = normalize_dims("max" if pick is np.argmax else "min", dim, x.ndim) or (0,)
+    op = "max" if pick is np.argmax else "min"
+    dims = normalize_dims(op, dim, x.ndim)
+    _require_nonempty(op, x, dims)
+    (axis,) = dims or (0,)
     indices = pick(x.data, axis=axis)
     grids = list(np.ix_(*[np.arange(n) for i, n in enumerate(x.shape) if i != axis]))
     grids.insert(axis, indices)
     values = GetItem.apply(x, index=tuple(grids)) if x.ndim else x
-    if keepdim:
+    if keepdim and x.ndim:  # a 0-d tensor stays 0-d, as in PyTorch
         values, indices = values.unsqueeze(axis), np.expand_dims(indices, axis)
     return ValuesIndices(values, Tensor._make(np.asarray(indices, dtype=np.int64)))
 
@@ -170,19 +191,23 @@ def min(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     return _select_along(x, dim, keepdim, np.argmin)
 
 
-def argmax(x, dim=None, keepdim=False):
+def argmax(x, dim=None, keepdim=False, *, _op="argmax"):
     """Index of the largest element (of the flattened tensor when `dim` is None); no grad."""
     from ..tensor import Tensor
 
-    if dim is None:
+    dims = None if dim is None else normalize_dims(_op, dim, x.ndim)
+    _require_nonempty(_op, x, dims)
+    if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
         out = np.argmax(x.data)
-        return Tensor._make(np.asarray(out if not keepdim else np.reshape(out, (1,) * x.ndim)))
-    (axis,) = normalize_dims("argmax", dim, x.ndim)
+        if keepdim and dim is None:
+            out = np.reshape(out, (1,) * x.ndim)
+        return Tensor._make(np.asarray(out, dtype=np.int64))
+    (axis,) = dims
     return Tensor._make(np.argmax(x.data, axis=axis, keepdims=keepdim))
 
 
 def argmin(x, dim=None, keepdim=False):
-    return argmax(-x.detach(), dim, keepdim)
+    return argmax(-x.detach(), dim, keepdim, _op="argmin")
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -190,6 +215,8 @@ def norm(x, p=2, dim=None, keepdim=False):
     dims = normalize_dims("norm", dim, x.ndim)
     if p in ("fro", 2):
         return _root(Sum.apply(x * x, dims, keepdim), 2)
+    if p in (float("inf"), float("-inf")):
+        _require_nonempty("norm", x, dims)
     if p == float("inf"):
         return Max.apply(x.abs(), dims, keepdim)
     if p == float("-inf"):
@@ -221,7 +248,8 @@ def softmax_composed(x, dim):
     overflowing; m is treated as a constant, since its gradient contributions cancel too.
     """
     (axis,) = normalize_dims("softmax", dim, x.ndim) or (0,)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.ndim else x - x.data
+    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
+    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
     e = shifted.exp()
     return e / Sum.apply(e, (axis,) if x.ndim else None, True)
 
@@ -232,7 +260,8 @@ def log_softmax_composed(x, dim):
     Composed from primitives; `Tensor.log_softmax` uses the fused `LogSoftmax`.
     """
     (axis,) = normalize_dims("log_softmax", dim, x.ndim) or (0,)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.ndim else x - x.data
+    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
+    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
     return shifted - Sum.apply(shifted.exp(), (axis,) if x.ndim else None, True).log()
 
 
@@ -314,6 +343,7 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
 def tril(x, diagonal=0):
     """Keep the lower triangle of the last two axes (on and below `diagonal`), zero the rest."""
     x = as_tensor(x)
+    _require_matrix("tril", x)
     keep = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
 
@@ -321,8 +351,18 @@ def tril(x, diagonal=0):
 def triu(x, diagonal=0):
     """Keep the upper triangle of the last two axes (on and above `diagonal`), zero the rest."""
     x = as_tensor(x)
+    _require_matrix("triu", x)
     keep = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
+
+
+def _require_matrix(op: str, x) -> None:
+    # NOTE: np.tril of a vector makes a square matrix; PyTorch refuses, and so do we.
+    if x.ndim < 2:
+        raise ValueError(
+            f"{op}: needs a matrix (or a batch of them), got a tensor of shape {x.shape}; "
+            "reshape it to 2 dimensions first"
+        )
 
 
 # --- linear algebra -----------------------------------------------------------------------------
@@ -427,6 +467,10 @@ def permute(x, *dims):
 
 def transpose(x, dim0, dim1):
     """Swap two axes."""
+    if x.ndim == 0:  # dims 0 and -1 name a 0-d tensor's only "axis", as in PyTorch
+        for d in (dim0, dim1):
+            normalize_dims("transpose", d, 0)  # raises for any other dim
+        return x
     d0, d1 = (normalize_dims("transpose", d, x.ndim)[0] for d in (dim0, dim1))
     dims = list(range(x.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
@@ -472,9 +516,13 @@ def unsqueeze(x, dim):
 
 def flatten(x, start_dim=0, end_dim=-1):
     if x.ndim == 0:
+        for d in (start_dim, end_dim):
+            normalize_dims("flatten", d, 0)  # 0 and -1 only, as in PyTorch
         return x.reshape(1)
     start, end = (normalize_dims("flatten", d, x.ndim)[0] for d in (start_dim, end_dim))
-    return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1 :])
+    # the size, not -1: an empty tensor's -1 would be ambiguous ((0, 3, 4) -> (0, 12))
+    merged = math.prod(x.shape[start : end + 1])
+    return x.reshape(x.shape[:start] + (merged,) + x.shape[end + 1 :])
 
 
 def repeat(x, *sizes):
@@ -494,6 +542,7 @@ def cat(tensors, dim=0):
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("cat: expected a non-empty list of tensors")
+    _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
     (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
     first = tensors[0].shape
     rest = first[:axis] + first[axis + 1 :]
@@ -519,6 +568,7 @@ def stack(tensors, dim=0):
 
 def split(x, split_size_or_sections, dim=0):
     """Cut along `dim` into pieces of one size (the last may be smaller) or of given sizes."""
+    _require_axis("split", x, "a 0-d tensor has nothing to cut")
     (axis,) = normalize_dims("split", dim, x.ndim)
     length = x.shape[axis]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -546,7 +596,15 @@ def split(x, split_size_or_sections, dim=0):
 
 def chunk(x, chunks, dim=0):
     """Split into `chunks` pieces of equal size (the last may be smaller)."""
+    _require_axis("chunk", x, "a 0-d tensor has nothing to cut")
     (axis,) = normalize_dims("chunk", dim, x.ndim)
     if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
         raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
+    if x.shape[axis] == 0:  # `chunks` empty pieces, as in PyTorch
+        return split(x, [0] * chunks, dim)
     return split(x, -(-x.shape[axis] // chunks), dim)
+
+
+def _require_axis(op: str, x, hint: str) -> None:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: needs a tensor with at least 1 dimension, got a 0-d one; {hint}")

@@ -235,6 +235,11 @@ def _check(x, target, weight, reduction, label_smoothing):
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
     n_classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    if n_classes == 0:
+        raise ValueError(
+            f"cross_entropy: input of shape {x.shape} has 0 classes along its class axis "
+            f"{int(x.ndim > 1)}; there is no distribution to score a target against"
+        )
     if target.dtype.kind == "f":
         if target.shape != x.shape:
             raise ValueError(

@@ -25,8 +25,10 @@ def _shifted(x: np.ndarray, axis) -> np.ndarray:
     """x - max(x) along `axis`: the largest entry becomes 0, so exp never overflows.
 
     NOTE: a slice whose entries are all -inf has no distribution (its mass would be nowhere);
-    it gives NaN, as in PyTorch.
+    it gives NaN, as in PyTorch. An empty x has nothing to shift (and np.max of nothing raises).
     """
+    if x.size == 0:
+        return x.copy()
     return x - np.max(x, axis=axis, keepdims=True)
 
 
