@@ -250,7 +250,7 @@ def add_arguments(parser) -> None:
         "--alone", action="store_true", help="also time each system in its own process"
     )
     parser.add_argument(
-        "--rounds", type=int, default=3, help="with --alone: fresh processes per system (median)"
+        "--rounds", type=int, default=5, help="with --alone: fresh processes per system (median)"
     )
     parser.add_argument(
         "--malloc",
