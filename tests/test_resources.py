@@ -243,9 +243,11 @@ def test_detect_anomaly_in_one_thread_does_not_reach_another():
 
 # --- detect_anomaly names the op and the line --------------------------------------------------
 class ScaledBySpread(nn.Module):
-    """A learner's layer: features times their spread. For a constant row the spread is
-    sqrt(0) = 0 and d sqrt/d var = 1 / (2 sqrt(0)) is infinite; its gradient arrives as 0,
-    so SqrtBackward makes 0 * inf = NaN. That is the op detect_anomaly must name."""
+    """A learner's layer: features times their spread, the standard deviation written by hand
+    as sqrt(var). For a constant row the spread is sqrt(0) = 0 and d sqrt/d var =
+    1 / (2 sqrt(0)) is infinite; its gradient arrives as 0, so SqrtBackward makes 0 * inf =
+    NaN. That is the op detect_anomaly must name. (`h.std()` gives slope 0 there, as
+    PyTorch's std does.)"""
 
     def __init__(self):
         super().__init__()
@@ -255,7 +257,7 @@ class ScaledBySpread(nn.Module):
 
     def forward(self, x):
         h = self.proj(x)
-        spread = h.std(dim=-1, keepdim=True)
+        spread = h.var(dim=-1, keepdim=True).sqrt()
         self.line = inspect.currentframe().f_lineno - 1
         return (h - h.mean(dim=-1, keepdim=True)) * spread
 
@@ -273,7 +275,7 @@ def test_detect_anomaly_names_the_op_and_the_line_in_a_models_forward():
     here = os.path.basename(__file__)
     assert "SqrtBackward returned nan" in message
     assert f'{here}", line {layer.line}, in forward' in message
-    assert "spread = h.std(dim=-1, keepdim=True)" in message
+    assert "spread = h.var(dim=-1, keepdim=True).sqrt()" in message
     assert "grad_a = grad_out / (2 * out)" in message  # the rule that divided by 0
     # Without anomaly detection the same backward quietly fills the weights' grads with NaN:
     (layer(x) * layer(x)).sum().backward()

@@ -143,13 +143,6 @@ def test_tril_of_a_vector_is_an_error_not_a_square_matrix():
         tg.ones(3).tril()  # np.tril would broadcast it to (3, 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="std = sqrt(var) gives 0 * inf = nan where var = 0 (PyTorch: 0). Fixing it in "
-    "ops/composite.py std (e.g. with _root) breaks tests/test_resources.py::"
-    "test_detect_anomaly_names_the_op_and_the_line_in_a_models_forward, which uses this NaN "
-    "as its example; left for a decision",
-)
 def test_std_gradient_is_0_where_the_std_is_0():
     """sqrt is infinitely steep at 0; PyTorch's std backward gives 0 there, not 0 * inf."""
     for x, std in [
@@ -274,11 +267,6 @@ def test_attention_module_with_returned_weights_takes_an_empty_sequence():
     assert y.shape == (2, 0, 8) and weights.shape == (2, 2, 0, 0) and x.grad.shape == x.shape
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ops/fused/attention.py SelfAttention.forward (line 71): scores.max(axis=-1) of a "
-    "(B, nh, 0, 0) array raises NumPy's 'zero-size array to reduction operation maximum'",
-)
 def test_attention_module_fused_path_takes_an_empty_sequence():
     attn = nn.Attention(8, 2, 16).eval()
     x = leaf((2, 0, 8), dtype=np.float32)
@@ -287,11 +275,6 @@ def test_attention_module_fused_path_takes_an_empty_sequence():
     assert y.shape == (2, 0, 8) and x.grad.shape == x.shape
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ops/fused/linear.py Linear.forward (line 42) and backward (lines 56, 58): "
-    "reshape(-1, k) with k = 0 (or m = 0) is ambiguous for NumPy and raises",
-)
 @pytest.mark.parametrize("x_shape, w_shape", [((2, 0), (4, 0)), ((0,), (4, 0)), ((2, 3), (0, 3))])
 def test_linear_with_0_in_or_out_features(x_shape, w_shape):
     """y = x @ w.T + b: with no input features every output is its bias."""

@@ -68,7 +68,8 @@ class SelfAttention(Function):
         nowhere = ~allowed.any(axis=-1, keepdims=True)  # queries allowed no key at all
         if nowhere.any():
             scores = np.where(nowhere, 0.0, scores).astype(scores.dtype, copy=False)
-        scores -= scores.max(axis=-1, keepdims=True)  # softmax along the keys, in place
+        # softmax along the keys, in place (initial: a sequence of length 0 has no maximum)
+        scores -= scores.max(axis=-1, keepdims=True, initial=-np.inf)
         weights = np.exp(scores, out=scores)
         weights /= weights.sum(axis=-1, keepdims=True)
         if nowhere.any():

@@ -5,6 +5,8 @@ Composed from primitives it is four nodes: x viewed as (N, k), the matmul, the v
 2-D matrix product over all N = B·T positions.
 """
 
+import math
+
 import numpy as np
 
 from ...autograd.engine import Function
@@ -39,7 +41,7 @@ class Linear(Function):
     def forward(ctx, x, w, b):
         needs_x, needs_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if needs_w else None, w if needs_x else None)
-        y = x.reshape(-1, x.shape[-1]) @ w  # (N, k) @ (k, m) -> (N, m)
+        y = _rows(x) @ w  # (N, k) @ (k, m) -> (N, m)
         if b is not None:
             y = np.add(y, b, out=y if b.dtype == y.dtype else None)  # in place: y is new
         return y.reshape(x.shape[:-1] + (w.shape[1],))  # (..., m)
@@ -52,12 +54,18 @@ class Linear(Function):
             # (they read the same for arrays and Tensors): no op overhead for the reshapes.
             grad_output, x, w = _arrays(grad_output, x, w)
         needs_x, needs_w, needs_b = ctx.needs_input_grad
-        x_shape, (k, m) = ctx.input_meta[0][0], ctx.input_meta[1][0]
-        g = grad_output.reshape(-1, m)  # (N, m)
+        x_shape = ctx.input_meta[0][0]
+        g = _rows(grad_output)  # (N, m)
         grad_x = (g @ w.T).reshape(x_shape) if needs_x else None
-        grad_w = x.reshape(-1, k).T @ g if needs_w else None  # (k, N) @ (N, m)
+        grad_w = _rows(x).T @ g if needs_w else None  # (k, N) @ (N, m)
         grad_b = g.sum(0) if needs_b else None
         return grad_x, grad_w, grad_b
+
+
+def _rows(a):
+    """a (..., n) viewed as (N, n), N the product of the leading sizes. (reshape(-1, n) cannot
+    tell N when n is 0: any N fits.)"""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 def linear(x, w, b=None):
