@@ -241,7 +241,9 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--sizes", default="tiny,small,medium", help="comma-separated: tiny, small, medium"
     )
-    parser.add_argument("--steps", type=int, default=20, help="timed steps per system (median)")
+    parser.add_argument(
+        "--steps", type=_positive, default=20, help="timed steps per system (median)"
+    )
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first")
     parser.add_argument(
         "--systems", default=",".join(SYSTEMS), help="comma-separated: tinygrad, numpy, torch"
@@ -250,7 +252,10 @@ def add_arguments(parser) -> None:
         "--alone", action="store_true", help="also time each system in its own process"
     )
     parser.add_argument(
-        "--rounds", type=int, default=5, help="with --alone: fresh processes per system (median)"
+        "--rounds",
+        type=_positive,
+        default=5,
+        help="with --alone: fresh processes per system (median)",
     )
     parser.add_argument(
         "--malloc",
@@ -266,6 +271,13 @@ def add_arguments(parser) -> None:
         "NumPy's own choice, usually one per CPU)",
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def run(args) -> int:

@@ -32,3 +32,11 @@ def test_bench_refuses_an_unknown_size():
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "unknown size 'huge'" in out.stdout
+
+
+def test_bench_refuses_zero_steps_or_rounds():
+    for option in ("--steps", "--rounds"):
+        command = [sys.executable, "-m", "tinygrad_norm", "bench", option, "0"]
+        out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2
+        assert f"argument {option}: expected a whole number of at least 1, got '0'" in out.stderr

@@ -572,3 +572,11 @@ def test_gpt_trains_in_float32_for_200_steps_without_nan():
     for name, p in model.named_parameters():
         assert p.dtype == tg.float32 and np.isfinite(p.data).all(), name
     assert np.mean(losses[-20:]) < 0.6 * np.mean(losses[:20])
+
+
+def test_argmin_of_unsigned_integers_and_bools():
+    """argmin is its own search, not argmax of -x: -x wraps around for unsigned integers
+    (-[0, 1] is [0, 255] in uint8) and is refused for bools."""
+    assert tg.tensor(np.array([0, 1], dtype=np.uint8)).argmin().item() == 0
+    assert tg.tensor(np.array([[2, 0], [0, 3]], dtype=np.uint8)).argmin(dim=1).tolist() == [1, 0]
+    assert tg.tensor(np.array([True, False, True])).argmin().item() == 1

@@ -635,3 +635,34 @@ def test_fork_rng_restores_the_generator_state():
         tg.randn(3)
         raise KeyError("restored even on an exception")
     np.testing.assert_array_equal(tg.randn(10).numpy(), inside)
+
+
+class _KeepsPositive(tg.autograd.Function):
+    """x * (x > 0), with the mask stored on ctx as an attribute rather than saved."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mask = x > 0
+        return x * ctx.mask
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * tg.tensor(ctx.mask)
+
+
+def test_an_array_forward_stored_on_ctx_is_freed_after_backward():
+    y = _KeepsPositive.apply(tg.tensor([-1.0, 2.0], requires_grad=True))
+    mask = weakref.ref(y.grad_fn.mask)
+    y.sum().backward()
+    gc.collect()
+    assert mask() is None
+    with pytest.raises(RuntimeError, match=r"ctx.mask is gone: .*retain_graph=True"):
+        _ = y.grad_fn.mask
+
+
+def test_with_retain_graph_an_array_on_ctx_stays_for_the_second_backward():
+    x = tg.tensor([-1.0, 2.0], requires_grad=True)
+    y = _KeepsPositive.apply(x)
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0]

@@ -367,3 +367,15 @@ def test_gelu_of_integers_is_computed_in_float64(approximate):
     expected = fused.gelu(tg.tensor([-1.0, 0.0, 2.0], dtype=tg.float64), approximate)
     assert out.dtype == tg.float64
     np.testing.assert_array_equal(out.data, expected.data)
+
+
+def test_layer_norm_with_a_float64_bias_promotes_as_numpy_does():
+    """The library's rule for mixed dtypes is NumPy's: float32 with float64 gives float64
+    (PyTorch refuses the mix). The bias must not be added in place into a float32 output."""
+    x, w = tg.randn(2, 3), tg.ones(3)
+    b = tg.tensor([0.1, 0.2, 0.3], dtype=tg.float64)
+    y = fused.layer_norm(x, w, b)
+    assert y.dtype == tg.float64
+    expected = fused.layer_norm(x.double(), w.double(), b)
+    np.testing.assert_allclose(y.data, expected.data, rtol=1e-6)
+    np.testing.assert_allclose(y.data - b.data, fused.layer_norm(x, w, None).data, rtol=1e-12)

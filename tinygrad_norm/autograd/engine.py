@@ -64,6 +64,10 @@ class Context:
         input itself when it is a leaf. These outlive `inputs`, so the graph can be walked and
         drawn after backward.
     needs_input_grad : one bool per positional argument of forward.
+
+    Arrays that forward stores on ctx as attributes (`ctx.mask = x > 0`) are freed after
+    backward, as the saved tensors are (unless `retain_graph=True`); reading one afterwards
+    says so. Store them in forward: record() notes them there, and release() frees those.
     """
 
     # NOTE: the defaults live on the class, and `record` sets them on the nodes it joins to the
@@ -388,6 +392,7 @@ def backward_steps(
     passes, as nobody looks at the steps) leaves `Step.accumulated` empty, which lets the loop
     add gradients into the sums it owns in place.
     """
+    create_graph = bool(create_graph)  # it becomes the grad mode inside each backward
     grads: dict[int, Any] = {}  # id(node or leaf) -> gradient received so far
     # ids whose sum in `grads` is an array this loop made (and nobody else has seen), so the
     # next gradient can be added into it in place; None: always make a new sum.

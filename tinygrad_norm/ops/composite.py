@@ -191,23 +191,29 @@ def min(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     return _select_along(x, dim, keepdim, np.argmin)
 
 
-def argmax(x, dim=None, keepdim=False, *, _op="argmax"):
+def argmax(x, dim=None, keepdim=False):
     """Index of the largest element (of the flattened tensor when `dim` is None); no grad."""
-    from ..tensor import Tensor
-
-    dims = None if dim is None else normalize_dims(_op, dim, x.ndim)
-    _require_nonempty(_op, x, dims)
-    if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
-        out = np.argmax(x.data)
-        if keepdim and dim is None:
-            out = np.reshape(out, (1,) * x.ndim)
-        return Tensor._make(np.asarray(out, dtype=np.int64))
-    (axis,) = dims
-    return Tensor._make(np.argmax(x.data, axis=axis, keepdims=keepdim))
+    return _arg("argmax", np.argmax, x, dim, keepdim)
 
 
 def argmin(x, dim=None, keepdim=False):
-    return argmax(-x.detach(), dim, keepdim, _op="argmin")
+    """Index of the smallest element (of the flattened tensor when `dim` is None); no grad."""
+    return _arg("argmin", np.argmin, x, dim, keepdim)
+
+
+def _arg(op: str, pick, x, dim, keepdim: bool):
+    """`pick` (np.argmax or np.argmin) over `dim`, or over all elements, as an int64 tensor."""
+    from ..tensor import Tensor
+
+    dims = None if dim is None else normalize_dims(op, dim, x.ndim)
+    _require_nonempty(op, x, dims)
+    if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
+        out = pick(x.data)
+        if keepdim:
+            out = np.reshape(out, (1,) * x.ndim)
+        return Tensor._make(np.asarray(out, dtype=np.int64))
+    (axis,) = dims
+    return Tensor._make(np.asarray(pick(x.data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
 
 def norm(x, p=2, dim=None, keepdim=False):

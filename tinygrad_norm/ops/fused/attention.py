@@ -84,11 +84,11 @@ class SelfAttention(Function):
         qkv, weights = ctx.saved_tensors
         if not is_grad_enabled():  # nothing recorded: the same formulas on the arrays
             return _grad_qkv(qkv.data, weights.data, grad_output.data, ctx.scale), None, None, None
+        # create_graph: Tensor operations, with the weights recomputed as a function of qkv
         B, T, C = grad_output.shape
         hs = C // ctx.n_head
         q, k, v = qkv.reshape(B, T, 3, ctx.n_head, hs).permute(2, 0, 3, 1, 4)  # (B, nh, T, hs)
-        if is_grad_enabled():  # create_graph: the weights as a function of qkv
-            weights = _weights(q, k, ctx.allowed, ctx.scale)
+        weights = _weights(q, k, ctx.allowed, ctx.scale)
         g = grad_output.reshape(B, T, ctx.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
         grad_v = weights.transpose(-2, -1) @ g  # (B, nh, T, hs)
         grad_w = g @ v.transpose(-2, -1)  # (B, nh, T, T)
