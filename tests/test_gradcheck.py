@@ -418,3 +418,29 @@ def test_raise_exception_false_returns_a_falsy_result_with_the_same_table():
         tg.gradcheck(ForgotTheTwo.apply, x)
     assert not result and str(result) == str(caught.value)
     assert isinstance(caught.value, RuntimeError)
+
+
+class _Float32Gradient(tg.Function):
+    """x², whose backward returns its gradient in float32 whatever the input's dtype."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return (grad_output * 2 * x).numpy().astype(np.float32)
+
+
+def test_gradcheck_sees_a_backward_that_returns_the_wrong_dtype():
+    # The engine casts every gradient to its input's dtype (as PyTorch does), so the values
+    # agree; gradcheck must still report what the backward itself returned.
+    x = tg.tensor([0.5, -1.5], dtype=tg.float64, requires_grad=True)
+    result = tg.gradcheck(_Float32Gradient.apply, x, raise_exception=False, atol=1e-3)
+    assert not result.ok
+    assert any(
+        "_Float32GradientBackward: backward returned float32 for input 0 of dtype float64" in p
+        for p in result.problems
+    )

@@ -111,10 +111,8 @@ def _saved_array_refs(loss, keep):
     keep_ids = {id(a) for a in list(keep) + leaves}
     refs = []
     for node in nodes:
-        arrays = [s.data for s in node._saved or () if s is not None and hasattr(s, "data")]
+        arrays = [s.data for s in node.saved if s is not None and hasattr(s, "data")]
         arrays += [v for v in vars(node).values() if isinstance(v, np.ndarray)]
-        if node._output is not None:
-            arrays.append(node._output)
         refs += [weakref.ref(a) for a in arrays if id(a) not in keep_ids]
     return refs
 

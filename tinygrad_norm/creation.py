@@ -38,6 +38,17 @@ def tensor(data, requires_grad=False, dtype=None, name=None) -> Tensor:
     return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
 
 
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a Tensor, copying only when it must (PyTorch's `torch.as_tensor`): a Tensor is
+    returned as it is (cast if `dtype` differs), a NumPy array shares its memory, anything else
+    (numbers, lists) becomes a new tensor as `tg.tensor` makes it."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf" and dtype is None:
+        return Tensor._make(data)
+    return Tensor(data, dtype=dtype)
+
+
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor that shares memory with `array`: writing one changes the other."""
     if not isinstance(array, np.ndarray):
@@ -121,3 +132,8 @@ def linspace(start, end, steps, *, dtype=None, requires_grad=False) -> Tensor:
 
 def eye(n, m=None, *, dtype=None, requires_grad=False) -> Tensor:
     return _new(np.eye(n, m), _float(dtype), requires_grad)
+
+
+# giagrad's style, `Tensor.empty(2, 3).uniform()`: the same functions, reached from the class.
+Tensor.empty, Tensor.zeros = staticmethod(empty), staticmethod(zeros)
+Tensor.ones, Tensor.randn = staticmethod(ones), staticmethod(randn)

@@ -7,12 +7,58 @@ code as the method of the same name.
 import numpy as np
 
 from .ops import composite as C
-from .ops.composite import addmm, cat, matmul, maximum, minimum, stack, tril, triu, where  # noqa: F401
 from .tensor import Tensor
 
 
 def _t(x) -> Tensor:
-    return C.as_tensor(x)
+    """A Tensor as it is; a NumPy array, list or number as a constant Tensor."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _like(*xs) -> Tensor:
+    """The first Tensor among `xs` (or the first of them made a Tensor): numbers beside it take
+    its dtype."""
+    tensors = [x for x in xs if isinstance(x, Tensor)]
+    return tensors[0] if tensors else _t(xs[0])
+
+
+def cat(tensors, dim=0):
+    return C.cat([_t(t) for t in tensors], dim)
+
+
+def stack(tensors, dim=0):
+    return C.stack([_t(t) for t in tensors], dim)
+
+
+def where(condition, input, other):  # noqa: A002
+    like = _like(input, other)
+    return C.where(condition, C.as_tensor(input, like), C.as_tensor(other, like))
+
+
+def matmul(a, b):
+    return C.matmul(_t(a), _t(b))
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    return C.addmm(_t(input), _t(mat1), _t(mat2), beta=beta, alpha=alpha)
+
+
+def maximum(a, b):
+    like = _like(a, b)
+    return C.maximum(C.as_tensor(a, like), C.as_tensor(b, like))
+
+
+def minimum(a, b):
+    like = _like(a, b)
+    return C.minimum(C.as_tensor(a, like), C.as_tensor(b, like))
+
+
+def tril(x, diagonal=0):
+    return C.tril(_t(x), diagonal)
+
+
+def triu(x, diagonal=0):
+    return C.triu(_t(x), diagonal)
 
 
 def abs(x):  # noqa: A001 - PyTorch's names shadow Python's builtins, on purpose

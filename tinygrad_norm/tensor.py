@@ -17,38 +17,38 @@ tensor([[0.4000, 0.2000]])
 
 from __future__ import annotations
 
-import operator
+import weakref
 
 import numpy as np
 
 from . import dtypes
 from .autograd import engine
+from .autograd.engine import GraphTensor
 from .autograd.grad_mode import is_grad_enabled
+from .convert import numeric_dtype, to_array
+from .indexing import describe_index, ints_first, normalize_index
+from .learn.steps import backprop_steps
 from .ops import composite as C
 from .ops.elementwise import (
     Abs,
     Add,
     Cast,
     Div,
-    Erf,
-    Exp,
-    Log,
     Mul,
     Neg,
     Pow,
-    Relu,
-    Sigmoid,
-    Sqrt,
     Sub,
-    Tanh,
 )
-from .ops.fused.softmax import log_softmax as fused_log_softmax
-from .ops.fused.softmax import softmax as fused_softmax
-from .ops.movement import Clone, GetItem, has_array_index
+from .ops.movement import Clone, GetItem
 from .printing import format_tensor
+from .random import generator
+from .tensor_methods.movement import MovementMethods
+from .tensor_methods.numpy_interop import NumpyInterop
+from .tensor_methods.pointwise import PointwiseMethods
+from .tensor_methods.reductions import ReductionMethods
 
 
-class Tensor:
+class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, MovementMethods):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
     `Tensor(data, requires_grad=False, dtype=None, name=None)`: `data` is a number, a nested
@@ -65,7 +65,7 @@ class Tensor:
                 "Tensor(data, ...) takes the values themselves; for a tensor of a given shape "
                 "use tg.zeros(2, 3), tg.empty(2, 3) or tg.randn(2, 3)"
             )
-        self.data = _to_array(data, dtype)
+        self.data = to_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self.name = name
@@ -74,10 +74,10 @@ class Tensor:
         if requires_grad:
             self.requires_grad_(True)
 
-    @classmethod
-    def _make(cls, data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
-        """The fast path the ops use: wrap an array without copying or checking it."""
-        t = object.__new__(cls)
+    @staticmethod
+    def _make(data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
+        """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
+        t = object.__new__(Tensor)
         t.data, t.grad, t.requires_grad, t.grad_fn, t.name, t._hooks = (
             data,
             None,
@@ -143,20 +143,8 @@ class Tensor:
             )
         return self.data.item()
 
-    def numpy(self) -> np.ndarray:
-        return self.data
-
     def tolist(self):
         return self.data.tolist()
-
-    def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype, copy=False)
-
-    def __dlpack__(self, *args, **kwargs):
-        return self.data.__dlpack__(*args, **kwargs)
-
-    def __dlpack_device__(self):
-        return self.data.__dlpack_device__()
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
@@ -194,7 +182,7 @@ class Tensor:
         """Convert to `dtype` (differentiably); a device such as "cpu" is accepted and ignored."""
         if dtype is None or isinstance(dtype, str) and dtype.startswith("cpu"):
             return self
-        dtype = _numeric_dtype(dtype)
+        dtype = numeric_dtype(dtype)
         return self if dtype == self.dtype else Cast.apply(self, dtype)
 
     def float(self) -> Tensor:
@@ -239,8 +227,6 @@ class Tensor:
 
     def backward_steps(self, gradient=None, retain_graph=False):
         """The backward pass one node at a time: see `tg.backprop_steps`."""
-        from .learn.steps import backprop_steps
-
         return backprop_steps(self, gradient, retain_graph)
 
     def _initial_gradient(self, op: str, gradient) -> Tensor:
@@ -269,8 +255,6 @@ class Tensor:
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf tensor too after backward (leaves always keep it)."""
         if self.grad_fn is not None:
-            import weakref
-
             self.grad_fn.retained = weakref.ref(self)
 
     def register_hook(self, hook) -> _HookHandle:
@@ -374,19 +358,6 @@ class Tensor:
     def __itruediv__(self, other):
         return self._in_place(np.true_divide, other)
 
-    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
-        """NumPy meets a Tensor. `array + tensor` (and -, *, /, **, @, comparisons) is the
-        tensor operation, differentiable as `tensor + array` is. Writing into an array stays
-        NumPy's, in place: `p.data += -lr * p.grad` updates the parameter's array. Any other
-        ufunc (`np.exp(t)`) runs on the data and returns an array."""
-        if out is None and method == "__call__" and len(inputs) == 2 and ufunc in _AS_TENSOR_OP:
-            a, b = (x if isinstance(x, Tensor) else C.as_tensor(x) for x in inputs)
-            return _AS_TENSOR_OP[ufunc](a, b)
-        arrays = tuple(x.data if isinstance(x, Tensor) else x for x in inputs)
-        if out is not None:
-            kwargs["out"] = tuple(o.data if isinstance(o, Tensor) else o for o in out)
-        return getattr(ufunc, method)(*arrays, **kwargs)
-
     def __neg__(self):
         return Neg.apply(self)
 
@@ -433,9 +404,9 @@ class Tensor:
 
     # --- indexing ------------------------------------------------------------------------------
     def __getitem__(self, index) -> Tensor:
-        index = _normalize_index(index)
+        index = normalize_index(index)
         try:
-            ints, rest = _ints_first(index)
+            ints, rest = ints_first(index)
             if ints:  # PyTorch's order: the integers select, then the arrays index the rest
                 return GetItem.apply(GetItem.apply(self, index=ints), index=rest)
             return GetItem.apply(self, index=index)
@@ -443,7 +414,7 @@ class Tensor:
             hint = "; an axis of size n takes indices -n to n - 1" if "bounds" in str(error) else ""
             raise IndexError(
                 f"index: {error} (indexing a tensor of shape {self.shape} with "
-                f"{_describe_index(index)}){hint}"
+                f"{describe_index(index)}){hint}"
             ) from None
 
     def __setitem__(self, index, value) -> None:
@@ -454,155 +425,19 @@ class Tensor:
                 "recorded for backward; build a new tensor with tg.where or "
                 "masked_fill, or write inside tg.no_grad()"
             )
-        ints, rest = _ints_first(_normalize_index(index))
+        ints, rest = ints_first(normalize_index(index))
         target = self.data[ints] if ints else self.data  # basic indexing: a view, written through
         target[rest] = value.data if isinstance(value, Tensor) else value
-
-    # --- elementwise math ----------------------------------------------------------------------
-    def exp(self):
-        return Exp.apply(self)
-
-    def log(self):
-        return Log.apply(self)
-
-    def sqrt(self):
-        return Sqrt.apply(self)
-
-    def rsqrt(self):
-        return 1 / Sqrt.apply(self)
-
-    def pow(self, exponent):
-        return self._binary(Pow, exponent)
-
-    def tanh(self):
-        return Tanh.apply(self)
-
-    def sigmoid(self):
-        return Sigmoid.apply(self)
-
-    def relu(self):
-        return Relu.apply(self)
-
-    def erf(self):
-        return Erf.apply(self)
-
-    def abs(self):
-        return Abs.apply(self)
-
-    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
-        return C.clamp(self, min, max)
-
-    clip = clamp
-
-    def maximum(self, other):
-        return C.maximum(self, other)
-
-    def minimum(self, other):
-        return C.minimum(self, other)
-
-    def masked_fill(self, mask, value):
-        return C.masked_fill(self, mask, value)
-
-    def tril(self, diagonal=0):
-        return C.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return C.triu(self, diagonal)
-
-    def matmul(self, other):
-        return C.matmul(self, other)
-
-    # --- reductions (dim: int, tuple or list; keepdims is PyTorch's alias of keepdim) ----------
-    def sum(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.sum(self, dim, _keep(keepdim, keepdims))
-
-    def mean(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.mean(self, dim, _keep(keepdim, keepdims))
-
-    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
-        return C.var(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
-
-    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
-        return C.std(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
-
-    def max(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.max(self, dim, _keep(keepdim, keepdims))
-
-    def min(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.min(self, dim, _keep(keepdim, keepdims))
-
-    def amax(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.amax(self, dim, _keep(keepdim, keepdims))
-
-    def amin(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.amin(self, dim, _keep(keepdim, keepdims))
-
-    def argmax(self, dim=None, keepdim=False):
-        return C.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return C.argmin(self, dim, keepdim)
-
-    def norm(self, p=2, dim=None, keepdim=False):
-        return C.norm(self, p, dim, keepdim)
-
-    def softmax(self, dim):
-        return fused_softmax(self, dim)
-
-    def log_softmax(self, dim):
-        return fused_log_softmax(self, dim)
-
-    # --- shape ---------------------------------------------------------------------------------
-    def reshape(self, *shape):
-        return C.reshape(self, *shape)
-
-    view = reshape
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return C.flatten(self, start_dim, end_dim)
-
-    def permute(self, *dims):
-        return C.permute(self, *dims)
-
-    def transpose(self, dim0, dim1):
-        return C.transpose(self, dim0, dim1)
-
-    swapaxes = transpose
-
-    def squeeze(self, dim=None):
-        return C.squeeze(self, dim)
-
-    def unsqueeze(self, dim):
-        return C.unsqueeze(self, dim)
-
-    def expand(self, *sizes):
-        return C.expand(self, *sizes)
-
-    def expand_as(self, other):
-        return C.expand(self, other.shape)
-
-    def repeat(self, *sizes):
-        return C.repeat(self, *sizes)
-
-    def split(self, split_size_or_sections, dim=0):
-        return C.split(self, split_size_or_sections, dim)
-
-    def chunk(self, chunks, dim=0):
-        return C.chunk(self, chunks, dim)
 
     # --- in place, on the data (initialisation; never recorded) --------------------------------
     def uniform_(self, a=0.0, b=1.0) -> Tensor:
         """Fill with values drawn uniformly from [a, b) by the global generator."""
-        from .random import generator
-
         self.data[...] = generator().uniform(a, b, self.shape)
         return self
 
     uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
 
     def normal_(self, mean=0.0, std=1.0) -> Tensor:
-        from .random import generator
-
         self.data[...] = generator().normal(mean, std, self.shape)
         return self
 
@@ -612,50 +447,6 @@ class Tensor:
 
     def zero_(self) -> Tensor:
         return self.fill_(0)
-
-    # --- creation, giagrad / PyTorch style (Tensor.empty(2, 3).uniform()) ----------------------
-    @staticmethod
-    def empty(*size, dtype=None, requires_grad=False):
-        from .creation import empty
-
-        return empty(*size, dtype=dtype, requires_grad=requires_grad)
-
-    @staticmethod
-    def zeros(*size, dtype=None, requires_grad=False):
-        from .creation import zeros
-
-        return zeros(*size, dtype=dtype, requires_grad=requires_grad)
-
-    @staticmethod
-    def ones(*size, dtype=None, requires_grad=False):
-        from .creation import ones
-
-        return ones(*size, dtype=dtype, requires_grad=requires_grad)
-
-    @staticmethod
-    def randn(*size, dtype=None, requires_grad=False):
-        from .creation import randn
-
-        return randn(*size, dtype=dtype, requires_grad=requires_grad)
-
-
-engine.Tensor = Tensor  # the engine wraps arrays in Tensors; it gets the class here, once
-
-
-_AS_TENSOR_OP = {
-    np.add: operator.add,
-    np.subtract: operator.sub,
-    np.multiply: operator.mul,
-    np.true_divide: operator.truediv,
-    np.power: operator.pow,
-    np.matmul: operator.matmul,
-    np.less: operator.lt,
-    np.less_equal: operator.le,
-    np.greater: operator.gt,
-    np.greater_equal: operator.ge,
-    np.equal: operator.eq,
-    np.not_equal: operator.ne,
-}
 
 
 class _HookHandle:
@@ -687,122 +478,3 @@ def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
         return a, b.to(a.dtype)
     return a, b
-
-
-def _keep(keepdim, keepdims) -> bool:
-    return keepdim if keepdims is None else keepdims
-
-
-def _to_array(data, dtype) -> np.ndarray:
-    """The array a new Tensor holds, following the dtype rules (copied, never shared)."""
-    if isinstance(data, Tensor):
-        array = np.array(data.data)
-    elif isinstance(data, np.ndarray):
-        array = np.array(data)
-    else:
-        try:
-            array = np.array(_unwrap(data))
-        except ValueError:  # NumPy refuses ragged lists such as [[1, 2], [3]]
-            raise _bad_data(data) from None
-        if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
-            array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
-        elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
-            array = array.astype(np.int64)
-    if array.dtype.kind not in "biufc":  # objects, strings, dates
-        raise _bad_data(data, array.dtype)
-    return array if dtype is None else array.astype(_numeric_dtype(dtype))
-
-
-def _numeric_dtype(dtype) -> np.dtype:
-    """`dtype=` as a NumPy dtype of numbers (a string or object dtype is refused)."""
-    try:
-        numeric = np.dtype(dtype)
-    except TypeError:
-        numeric = None
-    if numeric is None or numeric.kind not in "biufc":
-        raise TypeError(
-            f"Tensor: dtype must be a numeric data type such as tg.float32, tg.float64, "
-            f"tg.int64 or tg.bool, got {getattr(dtype, '__name__', dtype)!r}"
-        )
-    return numeric
-
-
-def _bad_data(data, dtype=None) -> TypeError:
-    of = "" if dtype is None else f" of dtype {dtype}"
-    return TypeError(
-        f"Tensor: cannot make a tensor from {type(data).__name__} data{of}; give a "
-        "number, a nested list of numbers of equal lengths, or an np.ndarray of numbers"
-    )
-
-
-def _unwrap(data):
-    """Nested lists may hold Tensors (e.g. `tg.tensor([t0, t1])`): use their arrays."""
-    if isinstance(data, Tensor):
-        return data.data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap(d) for d in data]
-    return data
-
-
-def _has_typed_leaf(data) -> bool:
-    """Does nested `data` start with a Tensor or NumPy value (whose dtype should be kept)?"""
-    while isinstance(data, (list, tuple)) and data:
-        data = data[0]
-    return isinstance(data, (Tensor, np.ndarray, np.generic))
-
-
-def _normalize_index(index) -> tuple:
-    """An index as a tuple NumPy understands: Tensors and lists become arrays."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    out = []
-    for i in index:
-        if isinstance(i, Tensor):
-            i = i.data.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.data
-        elif isinstance(i, list):
-            i = np.asarray(i)
-        out.append(i)
-    return tuple(out)
-
-
-def _ints_first(index: tuple) -> tuple[tuple, tuple]:
-    """Split an index that mixes integers with index arrays into (integers, the rest).
-
-    PyTorch applies the integers first, as `x[0]` would, then indexes what is left with the
-    arrays; NumPy counts an integer as one more array index, and moves the broadcast axes of
-    separated array indices to the front: for x of shape (2, 3, 4), `x[0, :, [1, 1]]` is
-    (3, 2) in PyTorch but (2, 3) in NumPy. Indexing with the integers (and full slices in
-    place of everything else) and then with the rest gives PyTorch's result. Returns
-    `((), index)` when the index does not mix the two.
-    """
-    ints = [isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in index]
-    if not any(ints) or not has_array_index(index):
-        return (), index
-    first, rest = [], []
-    for i, is_int in zip(index, ints):
-        if is_int:
-            first.append(i)
-        elif i is Ellipsis:
-            first.append(i)
-            rest.append(i)
-        elif i is None:
-            rest.append(i)
-        else:  # a slice, or an array (a boolean one stands for as many axes as it has)
-            n_axes = i.ndim if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
-            first.extend([slice(None)] * n_axes)
-            rest.append(i)
-    return tuple(first), tuple(rest)
-
-
-def _describe_index(index: tuple) -> str:
-    """The index as it was written: `[:, array(2,), 1:3]`."""
-    return "[" + ", ".join(_describe_entry(i) for i in index) + "]"
-
-
-def _describe_entry(i) -> str:
-    if isinstance(i, np.ndarray):
-        return f"array{i.shape}"
-    if isinstance(i, slice):
-        text = ":".join("" if v is None else str(v) for v in (i.start, i.stop, i.step))
-        return text[:-1] if i.step is None else text  # "1:3", not "1:3:"
-    return "..." if i is Ellipsis else repr(i)

@@ -13,86 +13,67 @@ How reverse mode works here, in four sentences:
 4. Because backward is made of Tensor operations, running it with grad enabled
    (`create_graph=True`) records a graph of the backward pass itself: gradients of gradients.
 
-`Tensor.backward()` simply runs `backward_steps` to the end; the step-through tool shows the
-same steps one at a time, so what a learner steps through is what really runs.
+`Tensor.backward()` runs `backward_steps` to the end; the step-through tool shows the same steps
+one at a time, so what a learner steps through is what really runs. The small features the loop
+calls (hooks, `retain_grad`, `autograd.grad`'s capture, anomaly checks, freeing saved values)
+live in `autograd/features.py`.
+
+The engine never imports the Tensor class (tensor.py imports this module, not the other way
+round): it knows tensors by their base class `GraphTensor` below, and wraps arrays with
+`x._make(array)`, a method every Tensor has.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .anomaly import check_gradients, creation_site, is_anomaly_enabled
-from .grad_mode import _set_enabled, is_grad_enabled
-
-# Ops whose backward returned NumPy arrays while a graph of the backward pass was being recorded:
-# those gradients are constants, so second derivatives through them are wrong. gradgradcheck
-# reads this list to name the op.
-_numpy_backward_log = threading.local()
-
-
-def numpy_backward_ops() -> list[str]:
-    """Names of ops whose backward returned NumPy arrays under `create_graph` (this thread)."""
-    if not hasattr(_numpy_backward_log, "names"):
-        _numpy_backward_log.names = []
-    return _numpy_backward_log.names
-
-
-# NOTE: the Tensor class, bound once by tensor.py when it defines it (tensor.py imports this
-# module, so this module cannot import tensor.py at the top). Importing it inside the hot
-# functions instead cost ~1 us per call, on every op (measured: 15% of Function.apply).
-Tensor: type = None  # type: ignore[assignment]
-
-RETAIN_GRAPH_HINT = (
-    "its saved values were freed after the first backward. Pass retain_graph=True to the first "
-    "backward() (or autograd.grad) if you need to backpropagate through the same graph twice."
+from .features import (
+    HINT,
+    add_gradient,
+    deliver_to_leaf,
+    keep_for_retain_grad,
+    run_hooks,
 )
+from .grad_mode import is_grad_enabled, set_grad_enabled
+
+
+class GraphTensor:
+    """What the engine needs of a tensor; `tensor.Tensor` is its one subclass.
+
+    `.data` (the array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made it, None
+    for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an array in a
+    new Tensor.
+    """
+
+    __slots__ = ()
 
 
 class Context:
     """One call of a Function: what forward saved for backward, and the node in the graph.
 
     The same object is the `ctx` argument of `forward` / `backward` and the output's `grad_fn`.
-
-    Attributes
-    ----------
-    fn : the Function subclass that made this node.
-    inputs : the Tensor arguments of the call, in order (freed after backward).
-    edges : for each Tensor argument, where its gradient goes: the input's own `grad_fn`, or the
-        input itself when it is a leaf. These outlive `inputs`, so the graph can be walked and
-        drawn after backward.
-    needs_input_grad : one bool per positional argument of forward.
-
-    Arrays that forward stores on ctx as attributes (`ctx.mask = x > 0`) are freed after
-    backward, as the saved tensors are (unless `retain_graph=True`); reading one afterwards
-    says so. Store them in forward: record() notes them there, and release() frees those.
+    `inputs` are the Tensor arguments and `edges` say where each one's gradient goes: the
+    input's own `grad_fn`, or the input itself when it is a leaf. Edges outlive everything
+    else, so the graph can still be walked and drawn after backward has freed the rest.
+    Arrays forward stores as attributes (`ctx.mask = x > 0`) are freed with the saved tensors.
     """
 
-    # NOTE: the defaults live on the class, and `record` sets them on the nodes it joins to the
-    # graph. Most contexts are never recorded (every op run under no_grad, such as the ops of a
-    # backward pass, makes one for its forward to write into), and for them `__init__` is two
-    # assignments instead of thirteen.
-    inputs: tuple | None = ()
-    edges: tuple = ()
-    input_meta: tuple = ()  # (shape, dtype) of each Tensor argument
-    args: tuple | None = ()  # forward's positional arguments (Tensors kept as Tensors)
-    arg_is_tensor: tuple = ()
-    kwargs: dict = {}  # replaced by record, never changed in place
-    hooks: tuple | list = ()  # hooks of the output tensor (a list once recorded)
-    retained = None  # weak reference to the output tensor after retain_grad()
-    released = False
-    _to_save: tuple = ()
-    _saved: tuple | None = ()
-    _output: np.ndarray | None = None
-    _array_attrs: list = []  # names of the arrays forward stored on ctx
-
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
-        self.fn = fn
-        self.needs_input_grad = needs_input_grad
+        self.fn = fn  # the Function subclass that made this node
+        self.needs_input_grad = needs_input_grad  # one bool per positional argument
+        self.args, self.kwargs = (), {}  # forward's arguments, Tensors kept as Tensors
+        self.inputs = ()  # the Tensor arguments, in order
+        self.edges = ()  # for each Tensor argument: its grad_fn, or the leaf itself
+        self.input_meta = ()  # for each Tensor argument: (shape, dtype) of its gradient
+        self.saved = ()  # what save_for_backward kept
+        self.hooks = []  # hooks on the gradient of this node's output
+        self.retained = None  # weak reference to the output tensor after retain_grad()
+        self.released = False  # True once backward freed the saved values
+        self.fixes = []  # what the engine changed in backward's results (gradcheck reads it)
 
-    # --- what forward calls --------------------------------------------------------------------
     def save_for_backward(self, *values) -> None:
         """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
 
@@ -100,33 +81,31 @@ class Context:
         gradient differentiable: they come back as the input Tensors, or as the output, joined to
         the graph. Any other array comes back as a constant Tensor.
         """
-        self._to_save = values
+        self.saved = values
 
     @property
     def saved_tensors(self) -> tuple:
-        if self._saved is None:
-            raise RuntimeError(
-                f"{self.name}: trying to backward through the graph a second time: "
-                + RETAIN_GRAPH_HINT
-            )
-        return tuple(self._make_output() if s is _OUTPUT else s for s in self._saved)
+        if self.released:
+            raise RuntimeError(f"{self.name}: backward through the graph a second time: {HINT}")
+        output = self.inputs[0]._make  # forward's output is rebuilt, joined to the graph
+        return tuple(
+            output(s.data, True, self) if isinstance(s, _Output) else s for s in self.saved
+        )
 
     def __getattr__(self, attr):
-        # Only reached when `attr` is missing, e.g. an array attribute freed by release().
-        if attr.startswith("__") or "fn" not in self.__dict__:
+        # Only reached when `attr` is missing, e.g. an array attribute that backward freed.
+        if "fn" not in self.__dict__:  # not made by __init__ (copy, pickle): no name to give
             raise AttributeError(attr)
-        if self.__dict__.get("released"):
-            raise RuntimeError(f"{self.name}: ctx.{attr} is gone: " + RETAIN_GRAPH_HINT)
-        raise AttributeError(f"{type(self).__name__!s} of {self.name} has no attribute {attr!r}")
+        hint = f" ({HINT})" if self.__dict__["released"] else ""
+        raise AttributeError(f"{self!r} has no attribute {attr!r}{hint}")
 
-    # --- the node ------------------------------------------------------------------------------
     @property
     def name(self) -> str:
         return f"{self.fn.__name__}Backward"
 
     @property
     def formula(self) -> str:
-        return getattr(self.fn, "formula", "")
+        return self.fn.formula
 
     @property
     def next_functions(self) -> tuple:
@@ -134,98 +113,87 @@ class Context:
         return tuple((_as_next_function(edge), 0) for edge in self.edges)
 
     def __repr__(self) -> str:
-        return f"<{self.name}>"
+        return f"<{self.fn.__name__}Backward>"
 
-    def record(self, args: tuple, kwargs: dict, tensors: tuple, is_tensor: tuple, output, returned):
-        """Join this node to the graph after forward ran (called by `Function.apply`)."""
-        # Arrays that forward stored as attributes (ctx.mask = ...): release() frees them.
-        self._array_attrs = [k for k, v in vars(self).items() if isinstance(v, np.ndarray)]
-        self.arg_is_tensor = is_tensor
-        self.inputs = tensors
-        self.args, self.kwargs = args, kwargs
-        edges, meta = [], []
-        for t in tensors:
-            edges.append(t if t.grad_fn is None else t.grad_fn)
-            meta.append((t.data.shape, t.data.dtype))
-        self.edges, self.input_meta = tuple(edges), tuple(meta)
-        self.hooks = []
-        saved = []
-        for value in self._to_save:
-            if value is None or isinstance(value, Tensor):
-                saved.append(value)
-            elif value is returned or value is output:
-                self._output = output
-                saved.append(_OUTPUT)
-            else:  # one of forward's inputs (joined to the graph), or a constant
-                saved.append(_input_holding(tensors, value))
-        self._saved, self._to_save = tuple(saved), ()
-
-    def _make_output(self):
-        return Tensor._make(self._output, requires_grad=True, grad_fn=self)
+    def record(self, args: tuple, kwargs: dict, tensors: tuple, output, returned) -> None:
+        """Join this node to the graph after forward ran (called by `Function.apply`).
+        `returned` is what forward returned, `output` the same as an array."""
+        self.args, self.kwargs, self.inputs = args, kwargs, tensors
+        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
+        self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
+        self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
 
     def release(self) -> None:
         """Free what forward saved, after a backward without `retain_graph`."""
-        self._saved = self._output = self.inputs = self.args = None
+        self.saved = self.inputs = self.args = ()
         self.released = True
-        for attr in self._array_attrs:
-            self.__dict__.pop(attr, None)
+        for attr in [k for k, v in self.__dict__.items() if isinstance(v, np.ndarray)]:
+            del self.__dict__[attr]
 
-    def run_backward(self, grad_output):
-        """Call the Function's backward and tidy its result: one gradient (or None) per Tensor
-        input, each with exactly that input's shape and dtype."""
+    def run_backward(self, grad_output) -> tuple:
+        """Call the Function's backward: one gradient (or None) per Tensor input, each with
+        exactly that input's shape and dtype."""
         grads = self.fn.backward(self, grad_output)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
+        grads = grads if isinstance(grads, tuple) else (grads,)
         n_args = len(self.needs_input_grad)
         if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
-            grads = grads + (None,) * (n_args - len(grads))
+            grads += (None,) * (n_args - len(grads))
         if len(grads) != n_args:
             raise RuntimeError(
-                f"{self.name}: backward returned {len(grads)} gradients but forward "
-                f"took {n_args} arguments; return one per argument (None for those "
-                "that need no gradient)"
+                f"{self.name}: backward returned {len(grads)} gradients but forward took "
+                f"{n_args} arguments; return one per argument (None for those that need none)"
             )
-        out = []
-        i = 0
-        for needs, g, is_tensor in zip(self.needs_input_grad, grads, self.arg_is_tensor):
-            if not is_tensor:
-                continue
-            shape, dtype = self.input_meta[i]
-            i += 1
-            if g is None or not needs:
-                out.append(None)
-                continue
-            if not isinstance(g, Tensor):
-                if is_grad_enabled():
-                    numpy_backward_ops().append(self.name)
-                g = Tensor._make(np.asarray(g))
-            if g.data.shape != shape:
-                if not _expandable(shape, g.data.shape):
-                    raise RuntimeError(
-                        f"{self.name}: backward returned a gradient of shape {g.data.shape} for "
-                        f"input {i - 1} of shape {shape}; a gradient must have the input's shape "
-                        "(or a shape the input broadcasts to, which is then summed back)"
-                    )
-                g = sum_to_shape(g, shape)
-            if g.data.dtype != dtype:
-                g = g.to(dtype)
-            out.append(g)
-        return tuple(out)
+        tensor_grads = [
+            g if needs else None
+            for a, g, needs in zip(self.args, grads, self.needs_input_grad)
+            if isinstance(a, GraphTensor)
+        ]
+        return tuple(
+            None if g is None else self._as_input_gradient(i, g, grad_output)
+            for i, g in enumerate(tensor_grads)
+        )
 
-
-def _input_holding(tensors: tuple, value):
-    """The input Tensor whose array is `value` (saved: joined to the graph), or a constant."""
-    for t in tensors:
-        if t.data is value:
-            return t
-    return Tensor._make(np.asarray(value))
+    def _as_input_gradient(self, i: int, g, like):
+        """A gradient backward returned for input `i`, as a Tensor of that input's shape and
+        dtype. What had to change is noted in `self.fixes`, so gradcheck can report it."""
+        shape, dtype = self.input_meta[i]
+        if not isinstance(g, GraphTensor):
+            if is_grad_enabled():  # recording the backward pass: this gradient is a constant
+                self.fixes.append(f"returned a NumPy array for input {i}")
+            g = like._make(np.asarray(g))
+        if g.data.shape != shape:
+            if not _expandable(shape, g.data.shape):
+                raise RuntimeError(
+                    f"{self.name}: backward returned a gradient of shape {g.data.shape} for "
+                    f"input {i} of shape {shape}; a gradient must have the input's shape "
+                    "(or a shape the input broadcasts to, which is then summed back)"
+                )
+            g = sum_to_shape(g, shape)
+        if g.data.dtype != dtype:
+            self.fixes.append(f"returned {g.data.dtype} for input {i} of dtype {dtype}")
+            g = g.to(dtype)
+        return g
 
 
 class _Output:
-    """Marker in `ctx._saved` for forward's own output (rebuilt on demand: no reference cycle)."""
+    """Saved in place of forward's own output: rebuilt on demand, so that the output tensor and
+    its grad_fn do not hold each other (no reference cycle)."""
+
+    def __init__(self, data: np.ndarray):
+        self.data = data
 
 
-_OUTPUT = _Output()
+def _as_saved(value, tensors: tuple, output: np.ndarray, returned):
+    """What `save_for_backward(value)` keeps: the input Tensor or the output that holds `value`
+    (so the gradient stays joined to the graph), or else a constant Tensor."""
+    if value is None or isinstance(value, GraphTensor):
+        return value
+    if value is output or value is returned:
+        return _Output(output)
+    for t in tensors:
+        if t.data is value:
+            return t
+    return tensors[0]._make(np.asarray(value))
 
 
 class AccumulateGrad:
@@ -312,32 +280,25 @@ class Function:
     def apply(cls, *args: Any, **kwargs: Any):
         """Run forward on the arrays inside `args` and, if any input requires grad (and grad
         mode is on), record the node that backward will visit."""
-        # NOTE: one plain loop over the arguments, not three generator expressions.
-        arrays, needs, is_tensor, tensors = [], [], [], []
-        for a in args:
-            if isinstance(a, Tensor):
-                arrays.append(a.data)
-                needs.append(a.requires_grad)
-                is_tensor.append(True)
-                tensors.append(a)
-            else:
-                arrays.append(a)
-                needs.append(False)
-                is_tensor.append(False)
-        ctx = Context(cls, tuple(needs))
+        tensors = tuple(a for a in args if isinstance(a, GraphTensor))
+        if not tensors:
+            raise TypeError(f"{cls.__name__}.apply: give at least one Tensor argument")
+        needs = tuple(isinstance(a, GraphTensor) and a.requires_grad for a in args)
+        ctx = Context(cls, needs)
+        arrays = (a.data if isinstance(a, GraphTensor) else a for a in args)
         returned = cls.forward(ctx, *arrays, **kwargs)
-        output = returned if type(returned) is np.ndarray else _as_output(cls, returned)
+        output = returned if isinstance(returned, np.ndarray) else _as_array(cls, returned)
         if not (True in needs and is_grad_enabled()):
-            return Tensor._make(output)
-        ctx.record(args, kwargs, tuple(tensors), tuple(is_tensor), output, returned)
+            return tensors[0]._make(output)
+        ctx.record(args, kwargs, tensors, output, returned)
         if is_anomaly_enabled():
             ctx.creation_site = creation_site()
-        return Tensor._make(output, requires_grad=True, grad_fn=ctx)
+        return tensors[0]._make(output, True, ctx)
 
 
-def _as_output(fn: type, returned) -> np.ndarray:
+def _as_array(fn: type, returned) -> np.ndarray:
     """What forward returned, as an array (a NumPy scalar becomes a 0-d array)."""
-    if isinstance(returned, Tensor):
+    if isinstance(returned, GraphTensor):
         raise TypeError(f"{fn.__name__}.forward must return a NumPy array, not a Tensor")
     return np.asarray(returned)
 
@@ -380,152 +341,72 @@ def topological_sort(roots: list[Context]) -> list[Context]:
     return order
 
 
-def backward_steps(
-    roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None, details=True
-):
+def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
     """Run the backward pass from `roots` (Tensors) seeded with `grad_roots`, one node at a time.
 
-    Yields a `Step` after each node. Leaves that require grad receive the sum of their
-    gradients in `.grad` (after their hooks run) as soon as the last of them has arrived. With
-    `capture` (a dict keyed by `id(tensor)` of the tensors `autograd.grad` asked for), gradients
-    are stored there instead and no `.grad` is touched. `details=False` (what `backward()`
-    passes, as nobody looks at the steps) leaves `Step.accumulated` empty, which lets the loop
-    add gradients into the sums it owns in place.
+    Yields a `Step` after each node. `grads` holds, for every node and leaf, the sum of the
+    gradients it has received so far. A leaf's sum is delivered (hooks, then `.grad`) as soon
+    as the last edge into it has run: `pending` counts those edges. With `capture` (a dict keyed
+    by `id` of the tensors `autograd.grad` asked for), gradients go there instead of `.grad`.
     """
     create_graph = bool(create_graph)  # it becomes the grad mode inside each backward
     grads: dict[int, Any] = {}  # id(node or leaf) -> gradient received so far
-    # ids whose sum in `grads` is an array this loop made (and nobody else has seen), so the
-    # next gradient can be added into it in place; None: always make a new sum.
-    owned: set[int] | None = None if details or create_graph else set()
-    pending: dict[int, int] = {}  # id(leaf) -> how many edges into it are still to run
-    root_nodes = []
     for root, grad in zip(roots, grad_roots):
-        key = root.grad_fn if root.grad_fn is not None else root
-        grads[id(key)] = grads[id(key)] + grad if id(key) in grads else grad
-        if root.grad_fn is not None:
-            root_nodes.append(root.grad_fn)
-        else:
-            pending[id(root)] = pending.get(id(root), 0)
-    order = topological_sort(root_nodes)
-    for node in order:
-        for edge in node.edges:
-            if not isinstance(edge, Context) and edge.requires_grad:
-                pending[id(edge)] = pending.get(id(edge), 0) + 1
-    for root in roots:
-        # A leaf given twice as a root received both seeds above and is delivered once.
-        if root.grad_fn is None and pending[id(root)] == 0 and id(root) in grads:
-            _deliver_to_leaf(root, grads.pop(id(root)), capture, create_graph)
+        add_gradient(grads, id(root.grad_fn or root), grad)
+    order = topological_sort([r.grad_fn for r in roots if r.grad_fn is not None])
+    pending = count_edges_into_leaves(roots, order)
+    for root in {id(r): r for r in roots if r.grad_fn is None}.values():
+        if pending[id(root)] == 0:  # a leaf that is itself a root, used by no node
+            deliver_to_leaf(root, grads.pop(id(root)), capture, create_graph)
 
     for index, node in enumerate(order):
         grad_output = grads.pop(id(node), None)
         grad_inputs: tuple = (None,) * len(node.edges)
         if grad_output is not None:
             if node.released:
-                raise RuntimeError(
-                    f"{node.name}: trying to backward through the graph a second "
-                    "time: " + RETAIN_GRAPH_HINT
-                )
-            for hook in node.hooks:
-                result = hook(grad_output)
-                grad_output = grad_output if result is None else result
-            if capture is not None and id(node) in capture:
-                capture[id(node)] = grad_output
-            elif capture is None and node.retained is not None:
-                _retain(node.retained(), grad_output, create_graph)
-            # NOTE: the same as `with set_grad_enabled(create_graph):`, a little cheaper for
-            # every node; the mode is put back before anything else runs (or we yield).
-            previous = is_grad_enabled()
-            _set_enabled(create_graph)
-            try:
+                raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
+            grad_output = run_hooks(node.hooks, grad_output)
+            keep_for_retain_grad(node, grad_output, capture, create_graph)
+            with set_grad_enabled(create_graph):
                 grad_inputs = node.run_backward(grad_output)
-            finally:
-                _set_enabled(previous)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
-            if isinstance(edge, Context):
-                if grad is not None:
-                    _add_gradient(grads, owned, id(edge), grad)
-            elif edge.requires_grad:
-                key = id(edge)
-                if grad is not None:
-                    _add_gradient(grads, owned, key, grad)
-                pending[key] -= 1
-                if pending[key] == 0 and key in grads:
-                    _deliver_to_leaf(edge, grads.pop(key), capture, create_graph)
+            if grad is not None:
+                add_gradient(grads, id(edge), grad)
+            if not isinstance(edge, Context) and edge.requires_grad:
+                pending[id(edge)] -= 1
+                if pending[id(edge)] == 0 and id(edge) in grads:
+                    deliver_to_leaf(edge, grads.pop(id(edge)), capture, create_graph)
+        accumulated = tuple(_gradient_so_far(edge, grads, capture) for edge in node.edges)
         inputs = node.inputs
-        accumulated = ()
-        if details:
-            accumulated = tuple(_so_far(edge, grads, capture) for edge in node.edges)
         if not retain_graph:
             node.release()
         yield Step(index, node, grad_output, grad_inputs, inputs, accumulated)
 
 
-def _add_gradient(grads: dict, owned: set | None, key: int, grad) -> None:
-    """grads[key] += grad, for one more use of a node's output or a leaf.
-
-    NOTE: without `owned` (create_graph, or the step-through) every sum is a new Tensor, made
-    by a recorded Add when create_graph. Otherwise nothing is recorded, so the sum is made in
-    NumPy (no op overhead), and from the second addition on it goes in place into the array
-    the first one made, which no one else has seen: no new array per extra use.
-    """
-    if key not in grads:
-        grads[key] = grad
-    elif owned is None:
-        grads[key] = grads[key] + grad
-    elif key in owned:
-        np.add(grads[key].data, grad.data, out=grads[key].data)
-    else:
-        grads[key] = Tensor._make(np.asarray(grads[key].data + grad.data))  # 0-d stays an array
-        owned.add(key)
-
-
-def _so_far(edge, grads: dict, capture):
+def _gradient_so_far(edge, grads: dict, capture: dict | None):
     """The gradient an input has received so far: still being summed, or delivered."""
     if id(edge) in grads:
         return grads[id(edge)]
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
-        return None
+        return None  # a node's sum was handed on already; a captured or constant input
     return edge.grad
 
 
-def _deliver_to_leaf(leaf, grad, capture, create_graph) -> None:
-    """A leaf's gradient is complete: run its hooks, then store or accumulate it."""
-    if capture is not None and id(leaf) not in capture:
-        return  # autograd.grad did not ask for this leaf: no hook runs, no .grad changes
-    for hook in leaf._hooks:
-        result = hook(grad)
-        grad = grad if result is None else result
-    if capture is not None:
-        capture[id(leaf)] = grad
-        return
-    _retain(leaf, grad, create_graph)
-
-
-def _retain(tensor, grad, create_graph) -> None:
-    """Add `grad` into `tensor.grad` (a fresh array the first time: never an alias)."""
-    if tensor is None:
-        return
-    if not create_graph:
-        grad = Tensor._make(np.array(grad.data, copy=True)) if tensor.grad is None else grad
-    if tensor.grad is None:
-        tensor.grad = grad
-    elif create_graph:
-        tensor.grad = tensor.grad + grad
-    else:
-        tensor.grad = Tensor._make(tensor.grad.data + grad.data)
+def count_edges_into_leaves(roots, order: list[Context]) -> dict[int, int]:
+    """For each leaf that requires grad: how many edges of the graph lead into it."""
+    pending = {id(r): 0 for r in roots if r.grad_fn is None}
+    for node in order:
+        for edge in node.edges:
+            if not isinstance(edge, Context) and edge.requires_grad:
+                pending[id(edge)] = pending.get(id(edge), 0) + 1
+    return pending
 
 
 def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
     """Run every step of `backward_steps`: what `Tensor.backward()` does."""
-    steps = backward_steps(
-        roots,
-        grad_roots,
-        retain_graph=retain_graph,
-        create_graph=create_graph,
-        capture=capture,
-        details=False,
-    )
-    for _ in steps:
+    for _ in backward_steps(
+        roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
+    ):
         pass

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops.composite import stack
+from .engine import GraphTensor
 from .grad import grad
 
 
 def _as_tuple(x) -> tuple[tuple, bool]:
-    from ..tensor import Tensor
+    return ((x,), False) if isinstance(x, GraphTensor) else (tuple(x), True)
 
-    return ((x,), False) if isinstance(x, Tensor) else (tuple(x), True)
+
+def _zeros_like(x):
+    return x._make(np.zeros_like(x.data))
 
 
 def _prepare(inputs, create_graph: bool) -> tuple:
@@ -34,16 +38,14 @@ def _prepare(inputs, create_graph: bool) -> tuple:
 
 def _grads(outputs, inputs, grad_outputs, create_graph: bool) -> tuple:
     """Like `grad`, but an input the outputs do not depend on gets zeros, not None."""
-    from ..creation import zeros_like
-
     outputs = tuple(o for o in outputs if o.requires_grad)
     if not outputs:
-        return tuple(zeros_like(x) for x in inputs)
+        return tuple(_zeros_like(x) for x in inputs)
     kept = [g for o, g in zip(outputs, grad_outputs)] if grad_outputs is not None else None
     result = grad(
         outputs, inputs, kept, retain_graph=True, create_graph=create_graph, allow_unused=True
     )
-    return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, result))
+    return tuple(_zeros_like(x) if g is None else g for x, g in zip(inputs, result))
 
 
 def _result(values: tuple, is_tuple: bool):
@@ -69,14 +71,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J u) for a tangent `u` (= `v`) of the inputs' shapes."""
-    from ..creation import ones_like, zeros_like
-
     inputs, in_tuple = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, out_tuple = _as_tuple(func(*inputs))
-    us = _as_tuple(v)[0] if v is not None else tuple(ones_like(x) for x in inputs)
+    us = _as_tuple(v)[0] if v is not None else tuple(x._make(np.ones_like(x.data)) for x in inputs)
     # Dummy cotangents w: Jᵀw is linear in w, and its vector-Jacobian product with u is J u.
-    ws = tuple(zeros_like(o).requires_grad_() for o in outputs)
+    ws = tuple(_zeros_like(o).requires_grad_() for o in outputs)
     jt_w = _grads(outputs, inputs, ws, create_graph=True)
     result = _grads(jt_w, ws, us, create_graph)
     return (
@@ -91,9 +91,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False):
     With several inputs: a tuple with one Jacobian per input; with several outputs too: a
     tuple (one per output) of such tuples.
     """
-    from ..creation import zeros
-    from ..ops.composite import stack
-
     inputs, in_tuple = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, out_tuple = _as_tuple(func(*inputs))
@@ -103,7 +100,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False):
         for i in range(out.numel()):
             unit = np.zeros(out.numel(), dtype=out.dtype)
             unit[i] = 1
-            seed = zeros(out.shape, dtype=out.dtype)
+            seed = out._make(np.zeros(out.shape, dtype=out.dtype))
             seed.data[...] = unit.reshape(out.shape)
             for k, g in enumerate(_grads((out,), inputs, (seed,), create_graph)):
                 rows[k].append(g)
@@ -111,7 +108,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False):
             (
                 stack(r).reshape(out.shape + x.shape)
                 if r
-                else zeros(out.shape + x.shape, dtype=x.dtype)
+                else x._make(np.zeros(out.shape + x.shape, dtype=x.dtype))
             )
             for r, x in zip(rows, inputs)
         )

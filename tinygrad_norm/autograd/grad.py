@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine import run_backward
+from .engine import GraphTensor, run_backward
 
 
 def grad(
@@ -20,11 +20,9 @@ def grad(
     >>> dy_dx, tg.autograd.grad(dy_dx, x)[0]
     (tensor(27., grad_fn=<MulBackward>), tensor(18.))
     """
-    from ..tensor import Tensor
-
-    outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+    outputs = (outputs,) if isinstance(outputs, GraphTensor) else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, GraphTensor) else tuple(inputs)
+    if grad_outputs is None or isinstance(grad_outputs, GraphTensor):
         grad_outputs = (grad_outputs,) * len(outputs) if grad_outputs is None else (grad_outputs,)
     for i, t in enumerate(inputs):
         if not t.requires_grad:
@@ -47,5 +45,5 @@ def grad(
         if g is None:
             grads.append(None)
         else:
-            grads.append(g if create_graph else Tensor._make(g.data))
+            grads.append(g if create_graph else g._make(g.data))
     return tuple(grads)

@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..autograd.engine import numpy_backward_ops, run_backward
+from ..autograd.engine import run_backward, topological_sort
 from ..autograd.grad import grad
 from ..autograd.grad_mode import enable_grad
 from ..random import get_rng_state, set_rng_state
+from ..tensor import Tensor
 from .localise import first_wrong_op
 from .numerical import (
     FiniteDifferences,
@@ -112,8 +113,6 @@ def gradgradcheck(
     >>> bool(tg.gradgradcheck(lambda x: x.tanh(), x))
     True
     """
-    from ..tensor import Tensor
-
     settings = Settings(eps, atol, rtol, fast_mode, nondet_tol)
     inputs, name = _as_tuple(inputs), _name(fn)
     _require_float64("gradgradcheck", inputs, "input", eps)
@@ -124,12 +123,9 @@ def gradgradcheck(
         with enable_grad():
             outputs = _differentiable(_outputs(fn(*leaves)))
             grad_outputs = _grad_outputs(grad_outputs, outputs)
-            log = numpy_backward_ops()
-            log.clear()
             diff = [leaves[p] for p in _requiring(leaves)]
             grad(outputs, diff, grad_outputs, create_graph=True, allow_unused=True)
-            culprits = list(dict.fromkeys(log))  # each op once, in the order they ran
-            log.clear()
+            culprits = [op for op, fix in fixes_made(outputs) if "NumPy" in fix]
     finally:
         set_rng_state(start)
     if culprits:
@@ -223,6 +219,11 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
             problem = backward.problem(o, p, settings.nondet_tol)
             if problem:
                 result.problems.append(problem)
+    for op, fix in backward.bad_dtype:
+        result.problems.append(
+            f"{op}: backward {fix} (the engine casts it, but a backward must return each "
+            "gradient in its input's dtype)"
+        )
     if result.wrong:
         result.culprit = first_wrong_op(
             fn, leaves, _outputs, start, settings.eps, settings.atol, settings.rtol
@@ -232,6 +233,14 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
     return result
 
 
+def fixes_made(outputs) -> list[tuple[str, str]]:
+    """(op, what) for each change the engine made to what a backward of the outputs' graph
+    returned (`Context.fixes`): a NumPy array recorded as a constant, a dtype cast. Each once,
+    in the order the nodes run."""
+    nodes = topological_sort([o.grad_fn for o in outputs if o.grad_fn is not None])
+    return list(dict.fromkeys((node.name, fix) for node in nodes for fix in node.fixes))
+
+
 class _Backward:
     """The analytic side: vᵀJ from `autograd.grad`, each run twice, with what went wrong."""
 
@@ -239,15 +248,17 @@ class _Backward:
         self.inputs = {p: leaves[p] for p in diff}
         self.spread: dict = {}  # (output, input) -> largest difference between the two runs
         self.bad_shape: dict = {}  # (output, input) -> message
+        self.bad_dtype: list = []  # what a backward returned in a dtype other than its input's
 
     def vjp(self, o: int, out, v: np.ndarray) -> dict:
         """{input p: vᵀJ as a flat row} for the inputs out depends on (the rest are zero)."""
-        from ..tensor import Tensor
-
         xs = list(self.inputs.values())
         runs = [
             grad(out, xs, Tensor._make(v), retain_graph=True, allow_unused=True) for _ in range(2)
         ]
+        for op, fix in fixes_made([out]):
+            if "dtype" in fix and (op, fix) not in self.bad_dtype:
+                self.bad_dtype.append((op, fix))
         rows = {}
         for (p, x), g, again in zip(self.inputs.items(), *runs):
             if g is None:
@@ -389,8 +400,6 @@ def _fast(leaves, diff, outputs, checked, evaluate, backward, settings, result) 
 
 def _check_constants_get_no_grad(leaves, diff, outputs, result) -> None:
     """One ordinary backward(): tensors that do not require grad must not receive a `.grad`."""
-    from ..tensor import Tensor
-
     roots = [out for out in outputs if out.requires_grad]
     if not roots:
         return
@@ -405,8 +414,6 @@ def _check_constants_get_no_grad(leaves, diff, outputs, result) -> None:
 
 # --- small helpers -----------------------------------------------------------------------------
 def _as_tuple(inputs) -> tuple:
-    from ..tensor import Tensor
-
     return (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
 
 
@@ -419,8 +426,6 @@ def _name(fn) -> str:
 
 def _fresh_leaves(inputs: tuple) -> tuple:
     """Copies of the Tensor inputs as new leaves (perturbed in place; the caller's stay intact)."""
-    from ..tensor import Tensor
-
     leaves = []
     for x in inputs:
         if isinstance(x, Tensor):
@@ -432,15 +437,11 @@ def _fresh_leaves(inputs: tuple) -> tuple:
 
 
 def _requiring(leaves: tuple) -> list[int]:
-    from ..tensor import Tensor
-
     return [p for p, x in enumerate(leaves) if isinstance(x, Tensor) and x.requires_grad]
 
 
 def _outputs(value) -> list:
     """What fn returned, as a list of Tensors."""
-    from ..tensor import Tensor
-
     values = [value] if isinstance(value, Tensor) else list(value)
     for i, v in enumerate(values):
         if not isinstance(v, Tensor):
@@ -457,8 +458,6 @@ def _differentiable(outputs: list) -> list:
 
 def _grad_outputs(grad_outputs, outputs: list) -> list:
     """The vectors v of vᵀJ, as float64 leaves that require grad (g is checked in them too)."""
-    from ..tensor import Tensor
-
     if grad_outputs is None:
         rng = np.random.default_rng(0)  # local: the global generator is not touched
         values = [rng.standard_normal(out.shape) for out in outputs]
@@ -479,8 +478,6 @@ def _grad_outputs(grad_outputs, outputs: list) -> list:
 
 
 def _require_float64(title: str, tensors, what: str, eps: float) -> None:
-    from ..tensor import Tensor
-
     for p, x in enumerate(tensors):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype != np.float64:
             raise TypeError(

@@ -14,6 +14,7 @@ import numpy as np
 from ..autograd.engine import Context, topological_sort
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..random import get_rng_state, set_rng_state
+from ..tensor import Tensor
 from .numerical import compare, finite_differences, kinks, within_slopes
 from .report import Culprit
 
@@ -55,8 +56,6 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
     The scalar vᵀ·forward(inputs) has gradient backward(v) with respect to each input; both
     sides are computed for one random v. Only float64 inputs that need a gradient are checked.
     """
-    from ..tensor import Tensor
-
     tensor_positions = [p for p, a in enumerate(node.args) if isinstance(a, Tensor)]
     checked = [
         (slot, p)

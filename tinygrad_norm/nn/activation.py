@@ -4,7 +4,7 @@ of the output is the shape of the input."""
 
 from __future__ import annotations
 
-from ..ops.composite import as_tensor
+from ..creation import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
+from ..creation import as_tensor
 from ..ops import fused
-from ..ops.composite import as_tensor
 from ..tensor import Tensor
 from . import functional as F
 from .activation import GELU

@@ -13,8 +13,9 @@ import warnings
 
 import numpy as np
 
+from ..creation import as_tensor
+from ..ops import composite as C
 from ..ops import fused
-from ..ops.composite import as_tensor
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..random import generator
 from ..tensor import Tensor
@@ -453,7 +454,7 @@ def scaled_dot_product_attention(
         if mask.dtype == np.bool_:
             scores = scores.masked_fill(~mask, -math.inf)
         else:
-            scores = scores + as_tensor(attn_mask, scores)
+            scores = scores + C.as_tensor(attn_mask, scores)
     nowhere = np.all(scores.data == -math.inf, axis=-1, keepdims=True)
     if nowhere.any():  # safe softmax: rows with no key to attend get 0, and 0 gradient
         scores = scores.masked_fill(nowhere, 0.0)
@@ -541,10 +542,10 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
         raise ValueError(f"mse_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
     x = as_tensor(input)
     if not isinstance(target, (int, float)):  # a number is every element's target
-        target = as_tensor(target, x)
+        target = C.as_tensor(target, x)
         if target.shape != x.shape:
             _check_loss_shapes("mse_loss", x.shape, target.shape)
-    diff = x - as_tensor(target, x)
+    diff = x - C.as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":
         return squared

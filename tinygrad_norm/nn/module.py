@@ -27,7 +27,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..tensor import Tensor, _to_array
+from ..convert import to_array
+from ..tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -51,13 +52,13 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad=True):
         if data is None:
-            array = _to_array([], None)
+            array = to_array([], None)
         elif isinstance(data, Tensor):
             array = data.data
         elif isinstance(data, np.ndarray):
             array = data
         else:
-            array = _to_array(data, None)
+            array = to_array(data, None)
         if array.dtype.kind != "f":
             raise TypeError(
                 f"Parameter: only floating-point data can be a parameter (gradients change it), "

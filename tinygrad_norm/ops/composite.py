@@ -15,28 +15,31 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd import engine
+from ..autograd.engine import GraphTensor
+from ..convert import to_array
+from ..dtypes import get_default_dtype
 from .elementwise import Where
 from .linalg import MatMul
 from .movement import Cat, Expand, GetItem, Permute, Reshape
 from .reduce import Max, Sum
 
 
-def as_tensor(x, like=None):
-    """`x` as a Tensor; a Python number takes `like`'s dtype (numbers never change a dtype)."""
-    Tensor = engine.Tensor  # bound once by tensor.py: no import on this hot path
+def as_tensor(x, like):
+    """`x` as a Tensor beside the Tensor `like`: Tensors pass through, a Python number takes
+    `like`'s dtype (numbers never change a dtype), other data becomes a constant Tensor.
 
-    if isinstance(x, Tensor):
+    The public functions (`tg.cat`, `F.linear`, ...) turn NumPy arrays into Tensors before
+    they call in here, so every function of this module has a Tensor to be `like`.
+    """
+    if isinstance(x, GraphTensor):
         return x
-    if like is not None and isinstance(x, (bool, int, float)) and not isinstance(x, np.ndarray):
-        return Tensor._make(np.asarray(x, dtype=scalar_dtype(x, like.data.dtype)))
-    return Tensor(x)
+    if isinstance(x, (bool, int, float)):
+        return like._make(np.asarray(x, dtype=scalar_dtype(x, like.data.dtype)))
+    return like._make(to_array(x, None))
 
 
 def scalar_dtype(x, dtype: np.dtype) -> np.dtype:
     """The dtype a Python number takes beside a tensor of `dtype` (as PyTorch decides)."""
-    from ..dtypes import get_default_dtype
-
     if isinstance(x, float) and dtype.kind not in "fc":
         return get_default_dtype()
     if isinstance(x, int) and not isinstance(x, bool) and dtype.kind == "b":
@@ -154,8 +157,6 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
 
     The values are read with an index (GetItem), so the gradient goes to exactly that element.
     """
-    from ..tensor import Tensor
-
     op = "max" if pick is np.argmax else "min"
     dims = normalize_dims(op, dim, x.ndim)
     _require_nonempty(op, x, dims)
@@ -166,27 +167,23 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
     values = GetItem.apply(x, index=tuple(grids)) if x.ndim else x
     if keepdim and x.ndim:  # a 0-d tensor stays 0-d, as in PyTorch
         values, indices = values.unsqueeze(axis), np.expand_dims(indices, axis)
-    return ValuesIndices(values, Tensor._make(np.asarray(indices, dtype=np.int64)))
+    return ValuesIndices(values, x._make(np.asarray(indices, dtype=np.int64)))
 
 
 def max(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     """The largest element (0-d), or with `dim` a `(values, indices)` pair, or with a tensor
     as second argument the elementwise `maximum`."""
-    from ..tensor import Tensor
-
     if dim is None:
         return amax(x)
-    if isinstance(dim, (Tensor, np.ndarray)):
+    if isinstance(dim, (GraphTensor, np.ndarray)):
         return maximum(x, dim)
     return _select_along(x, dim, keepdim, np.argmax)
 
 
 def min(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
-    from ..tensor import Tensor
-
     if dim is None:
         return amin(x)
-    if isinstance(dim, (Tensor, np.ndarray)):
+    if isinstance(dim, (GraphTensor, np.ndarray)):
         return minimum(x, dim)
     return _select_along(x, dim, keepdim, np.argmin)
 
@@ -203,17 +200,15 @@ def argmin(x, dim=None, keepdim=False):
 
 def _arg(op: str, pick, x, dim, keepdim: bool):
     """`pick` (np.argmax or np.argmin) over `dim`, or over all elements, as an int64 tensor."""
-    from ..tensor import Tensor
-
     dims = None if dim is None else normalize_dims(op, dim, x.ndim)
     _require_nonempty(op, x, dims)
     if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
         out = pick(x.data)
         if keepdim:
             out = np.reshape(out, (1,) * x.ndim)
-        return Tensor._make(np.asarray(out, dtype=np.int64))
+        return x._make(np.asarray(out, dtype=np.int64))
     (axis,) = dims
-    return Tensor._make(np.asarray(pick(x.data, axis=axis, keepdims=keepdim), dtype=np.int64))
+    return x._make(np.asarray(pick(x.data, axis=axis, keepdims=keepdim), dtype=np.int64))
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -274,11 +269,9 @@ def log_softmax_composed(x, dim):
 # --- selection ----------------------------------------------------------------------------------
 def where(condition, input, other):  # noqa: A002 - PyTorch's name
     """`input` where `condition` is True, else `other`; both may be tensors or numbers."""
-    from ..tensor import Tensor
-
-    condition = np.asarray(condition.data if isinstance(condition, Tensor) else condition)
+    condition = np.asarray(condition.data if isinstance(condition, GraphTensor) else condition)
     _require_bool("where", "condition", condition, "True takes input, False takes other")
-    like = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else None
+    like = input if isinstance(input, GraphTensor) else other
     a, b = as_tensor(input, like), as_tensor(other, like)
     try:
         np.broadcast_shapes(condition.shape, a.shape, b.shape)
@@ -302,9 +295,7 @@ def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
 
 def masked_fill(x, mask, value):
     """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
-    from ..tensor import Tensor
-
-    mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+    mask = np.asarray(mask.data if isinstance(mask, GraphTensor) else mask)
     _require_bool("masked_fill", "mask", mask, "True where value goes")
     try:
         np.broadcast_shapes(mask.shape, x.shape)
@@ -329,9 +320,7 @@ def minimum(a, b):
 
 
 def _pair(a, b):
-    from ..tensor import Tensor
-
-    like = a if isinstance(a, Tensor) else b
+    like = a if isinstance(a, GraphTensor) else b
     return as_tensor(a, like), as_tensor(b, like)
 
 
@@ -348,7 +337,6 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
 
 def tril(x, diagonal=0):
     """Keep the lower triangle of the last two axes (on and below `diagonal`), zero the rest."""
-    x = as_tensor(x)
     _require_matrix("tril", x)
     keep = np.tril(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
@@ -356,7 +344,6 @@ def tril(x, diagonal=0):
 
 def triu(x, diagonal=0):
     """Keep the upper triangle of the last two axes (on and above `diagonal`), zero the rest."""
-    x = as_tensor(x)
     _require_matrix("triu", x)
     keep = np.triu(np.ones(x.shape[-2:], dtype=bool), diagonal)
     return Where.apply(keep, x, np.zeros((), dtype=x.dtype))
@@ -413,7 +400,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002 - PyTorch's name
     product = matmul(mat1, mat2)
     if alpha != 1:
         product = product * alpha
-    return product + (input if beta == 1 else as_tensor(input) * beta)
+    return product + (as_tensor(input, product) * beta if beta != 1 else as_tensor(input, product))
 
 
 # --- movement -----------------------------------------------------------------------------------
@@ -545,9 +532,9 @@ def repeat(x, *sizes):
 
 def cat(tensors, dim=0):
     """Join tensors along an existing axis; all other sizes must match."""
-    tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("cat: expected a non-empty list of tensors")
+    tensors = [as_tensor(t, tensors[0]) for t in tensors]
     _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
     (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
     first = tensors[0].shape
@@ -563,9 +550,9 @@ def cat(tensors, dim=0):
 
 def stack(tensors, dim=0):
     """Join tensors of one shape along a new axis `dim`."""
-    tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("stack: expected a non-empty list of tensors")
+    tensors = [as_tensor(t, tensors[0]) for t in tensors]
     shapes = {t.shape for t in tensors}
     if len(shapes) != 1:
         raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")

@@ -198,9 +198,8 @@ def cross_entropy(
     tensor(0.6691)
     """
     from ...tensor import Tensor
-    from ..composite import as_tensor
 
-    x = as_tensor(input)
+    x = input if isinstance(input, Tensor) else Tensor(input)
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
     if weight is not None and not isinstance(weight, (Tensor, np.ndarray)):
         raise TypeError(

@@ -1,0 +1,104 @@
+"""How NumPy meets a Tensor: `np.asarray(t)`, DLPack, and NumPy ufuncs called on Tensors.
+
+One rule for a ufunc such as `np.exp(t)`, `np.maximum(t, 0)` or `array + t`:
+
+1. If Tensor has the operation (`np.exp` is `Tensor.exp`, `np.add` is `+`, `np.maximum` is
+   `Tensor.maximum`), the ufunc calls it: the result is a Tensor, recorded for backward exactly
+   as the method's would be.
+2. Otherwise, if an input requires grad (and grad mode is on), a TypeError: NumPy would return
+   a bare array, cut from the graph. The message names the ufunc and what to do instead.
+3. Otherwise NumPy computes it on the arrays, and the result comes back as a Tensor.
+
+`out=` writes NumPy's result into arrays in place (`np.multiply(a, t, out=a)`); a Tensor in
+`out` that requires grad is refused while grad mode is on, as any in-place change of it is.
+
+>>> import numpy as np
+>>> import tinygrad_norm as tg
+>>> x = tg.tensor([1.0, -2.0], requires_grad=True)
+>>> np.maximum(x, 0)
+tensor([1., 0.], grad_fn=<WhereBackward>)
+>>> np.cbrt(x)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+  ...
+TypeError: np.cbrt on a tensor that requires grad would return an array cut from the graph; ...
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ..autograd.engine import GraphTensor
+from ..autograd.grad_mode import is_grad_enabled
+from ..ops import composite as C
+
+# The ufuncs whose Tensor operation has another name; the rest match by name (np.exp: exp).
+_TENSOR_OP = {
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "true_divide": operator.truediv,
+    "divide": operator.truediv,
+    "power": operator.pow,
+    "matmul": operator.matmul,
+    "negative": operator.neg,
+    "absolute": operator.abs,
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
+    "equal": operator.eq,
+    "not_equal": operator.ne,
+    "invert": operator.invert,
+    "bitwise_and": operator.and_,
+    "bitwise_or": operator.or_,
+}
+
+
+class NumpyInterop:
+    __slots__ = ()
+
+    def numpy(self) -> np.ndarray:
+        """The array itself (shared memory, no copy)."""
+        return self.data
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self.data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        tensors = [x for x in inputs if isinstance(x, GraphTensor)]
+        op = _TENSOR_OP.get(ufunc.__name__) or getattr(type(self), ufunc.__name__, None)
+        if method == "__call__" and out is None and not kwargs and op is not None:
+            return op(*(C.as_tensor(x, tensors[0]) for x in inputs))
+        name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        recording = is_grad_enabled()
+        outs = out if out is not None else ()
+        if recording and any(isinstance(o, GraphTensor) and o.requires_grad for o in outs):
+            raise RuntimeError(
+                f"{name}(out=...): writing into a tensor that requires grad is not recorded; "
+                "write inside `with tg.no_grad():`"
+            )
+        if recording and any(t.requires_grad for t in tensors):
+            missing = "" if op else f"tinygrad_norm has no Tensor.{ufunc.__name__}: "
+            raise TypeError(
+                f"{name} on a tensor that requires grad would return an array cut from the "
+                f"graph; {missing}compute it with Tensor operations, or use "
+                f"{name}(x.detach()) for a constant"
+            )
+        arrays = tuple(x.data if isinstance(x, GraphTensor) else x for x in inputs)
+        if out is not None:
+            kwargs["out"] = tuple(o.data if isinstance(o, GraphTensor) else o for o in out)
+        result = getattr(ufunc, method)(*arrays, **kwargs)
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        wrap = tensors[0]._make
+        if isinstance(result, tuple):
+            return tuple(wrap(np.asarray(r)) for r in result)
+        return None if result is None else wrap(np.asarray(result))

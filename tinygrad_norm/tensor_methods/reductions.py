@@ -1,0 +1,58 @@
+"""Tensor methods that reduce: `x.sum(dim)`, `x.mean()`, `x.var(dim, unbiased)`, `x.max(dim)`, ...
+
+`dim` takes an int, a tuple or a list; `keepdims` is accepted as PyTorch's alias of `keepdim`.
+Each is a one-line call into `ops/composite.py` (or the fused softmax). `Tensor` inherits them.
+"""
+
+from __future__ import annotations
+
+from ..ops import composite as C
+from ..ops.fused.softmax import log_softmax as fused_log_softmax
+from ..ops.fused.softmax import softmax as fused_softmax
+
+
+class ReductionMethods:
+    __slots__ = ()
+
+    def sum(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.sum(self, dim, _keep(keepdim, keepdims))
+
+    def mean(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.mean(self, dim, _keep(keepdim, keepdims))
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
+        return C.var(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
+        return C.std(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+
+    def max(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.max(self, dim, _keep(keepdim, keepdims))
+
+    def min(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.min(self, dim, _keep(keepdim, keepdims))
+
+    def amax(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.amax(self, dim, _keep(keepdim, keepdims))
+
+    def amin(self, dim=None, keepdim=False, *, keepdims=None):
+        return C.amin(self, dim, _keep(keepdim, keepdims))
+
+    def argmax(self, dim=None, keepdim=False):
+        return C.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return C.argmin(self, dim, keepdim)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        return C.norm(self, p, dim, keepdim)
+
+    def softmax(self, dim):
+        return fused_softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return fused_log_softmax(self, dim)
+
+
+def _keep(keepdim, keepdims) -> bool:
+    return keepdim if keepdims is None else keepdims
