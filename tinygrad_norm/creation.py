@@ -7,7 +7,7 @@ Sizes come as varargs or one tuple, as in PyTorch: `tg.zeros(2, 3)`, `tg.zeros((
 import numpy as np
 
 from . import dtypes
-from .ops.composite import integer_sizes
+from .ops.shape import integer_sizes
 from .random import generator
 from .tensor import Tensor
 

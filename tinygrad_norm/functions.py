@@ -7,6 +7,7 @@ code as the method of the same name.
 import numpy as np
 
 from .ops import composite as C
+from .ops import shape as S
 from .tensor import Tensor
 
 
@@ -23,11 +24,11 @@ def _like(*xs) -> Tensor:
 
 
 def cat(tensors, dim=0):
-    return C.cat([_t(t) for t in tensors], dim)
+    return S.cat([_t(t) for t in tensors], dim)
 
 
 def stack(tensors, dim=0):
-    return C.stack([_t(t) for t in tensors], dim)
+    return S.stack([_t(t) for t in tensors], dim)
 
 
 def where(condition, input, other):  # noqa: A002

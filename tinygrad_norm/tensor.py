@@ -29,6 +29,7 @@ from .convert import numeric_dtype, to_array
 from .indexing import describe_index, ints_first, normalize_index
 from .learn.steps import backprop_steps
 from .ops import composite as C
+from .ops import shape as S
 from .ops.elementwise import (
     Abs,
     Add,
@@ -117,7 +118,7 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
 
     @property
     def T(self) -> Tensor:
-        return C.permute(self, tuple(reversed(range(self.ndim))))
+        return S.permute(self, tuple(reversed(range(self.ndim))))
 
     def __len__(self) -> int:
         if self.ndim == 0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.composite import stack
+from ..ops.shape import stack
 from .engine import GraphTensor
 from .grad import grad
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import fnmatch
 import time
 
+import tinygrad_norm
+
 from ..gradcheck import gradcheck, gradgradcheck
 from ..tensor import Tensor
 from ..testing.module_cases import CASES as MODULE_CASES
@@ -98,8 +100,6 @@ def check_module_row(case) -> list:
 
 
 def _lib():
-    import tinygrad_norm
-
     return tinygrad_norm
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import engine
+from .draw import draw_graph
 
 
 def _preview(tensor, max_elements: int = 6) -> str:
@@ -83,8 +84,6 @@ class BackwardStep:
 
     def draw(self, **options):
         """The graph with this node highlighted and the gradients it sent on its edges."""
-        from .draw import draw_graph
-
         return draw_graph(self._root, highlight=self, **options)
 
 

@@ -30,7 +30,7 @@ from .. import nn
 from ..autograd.grad_mode import no_grad
 from ..creation import arange
 from ..nn import functional as F
-from ..ops.composite import cat
+from ..ops.shape import cat
 from ..random import generator
 from ..tensor import Tensor
 

@@ -3,16 +3,11 @@
 from . import init, utils
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import Attention, FeedForward
+from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
+from .containers import Identity, ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
 from .linear import Conv1D, Embedding, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
-from .module import Identity, Module, ModuleDict, ModuleList, Parameter, Sequential
-from .normalization import (
-    BatchNorm1d,
-    BatchNorm2d,
-    GroupNorm,
-    InstanceNorm1d,
-    InstanceNorm2d,
-    LayerNorm,
-    RMSNorm,
-)
+from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .parameter import Parameter

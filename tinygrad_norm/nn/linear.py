@@ -14,7 +14,8 @@ from ..creation import empty, zeros
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .module import Module, Parameter
+from .module import Module
+from .parameter import Parameter
 
 
 class Linear(Module):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from .module import Module, Parameter
+from .module import Module
+from .parameter import Parameter
 
 __all__ = ["remove_weight_norm", "weight_norm"]
 

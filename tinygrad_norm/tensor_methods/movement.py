@@ -5,7 +5,7 @@ Each is a one-line call into `ops/composite.py`. `Tensor` inherits these methods
 
 from __future__ import annotations
 
-from ..ops import composite as C
+from ..ops import shape as C
 
 
 class MovementMethods:

@@ -10,6 +10,7 @@ the NumPy formula; the oracle tests compare values and gradients with PyTorch;
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -53,8 +54,6 @@ def _log_softmax(x, axis):
 
 
 def _erf(x):
-    import math
-
     return np.vectorize(math.erf)(x)
 
 

@@ -1,0 +1,215 @@
+"""Movement operations composed from the primitives: reshape/view, permute, transpose, expand,
+squeeze, unsqueeze, flatten, repeat, cat, stack, split, chunk. Each checks its arguments the way
+PyTorch does, then calls `Reshape`, `Permute`, `Expand`, `GetItem` or `Cat` (ops/movement.py),
+whose backward undoes the move.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from .composite import _require_int_dim, as_tensor, normalize_dims
+from .movement import Cat, Expand, Permute, Reshape
+
+
+def reshape(x, *shape):
+    """The same elements in a new shape; one size may be -1 to be inferred."""
+    target = _resolve_shape("reshape", x.shape, _sizes(shape))
+    return x if target == x.shape else Reshape.apply(x, target)
+
+
+def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
+    """`sizes` with a -1 replaced by what makes the element count match `shape`'s."""
+    # NOTE: math.prod, not np.prod, on these short tuples: 20x faster, and reshape is everywhere
+    count = math.prod(shape)
+    known = math.prod(s for s in sizes if s != -1)
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) == 1 and known and count % known == 0:
+        sizes = sizes[: unknown[0]] + (count // known,) + sizes[unknown[0] + 1 :]
+    if len(unknown) > 1 or any(s < 0 for s in sizes) or math.prod(sizes) != count:
+        raise ValueError(
+            f"{op}: cannot view a tensor of shape {shape} ({count} elements) as "
+            f"shape {sizes}; the number of elements must stay the same (one size "
+            "may be -1 to infer it)"
+        )
+    return sizes
+
+
+def _sizes(sizes, op="reshape") -> tuple:
+    """Sizes given as varargs `(2, 3)` or as one tuple/list `((2, 3),)`."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    return integer_sizes(op, sizes)
+
+
+def integer_sizes(op: str, sizes) -> tuple:
+    """`sizes` as Python ints. A float such as 2.5 (or 6 / 2) is an error, never truncated."""
+    out = []
+    for s in sizes:
+        try:
+            out.append(operator.index(s))
+        except TypeError:
+            raise TypeError(
+                f"{op}: expected integers, got {s!r} in {tuple(sizes)}; use integer "
+                "division (n // 2) or int(...)"
+            ) from None
+    return tuple(out)
+
+
+def permute(x, *dims):
+    dims = _sizes(dims, "permute")
+    if sorted(d % builtins.max(x.ndim, 1) for d in dims) != list(range(x.ndim)):
+        raise ValueError(
+            f"permute: dims {dims} must name each of the {x.ndim} axes of shape "
+            f"{x.shape} exactly once"
+        )
+    return Permute.apply(x, tuple(d % x.ndim for d in dims))
+
+
+def transpose(x, dim0, dim1):
+    """Swap two axes."""
+    if x.ndim == 0:  # dims 0 and -1 name a 0-d tensor's only "axis", as in PyTorch
+        for d in (dim0, dim1):
+            normalize_dims("transpose", d, 0)  # raises for any other dim
+        return x
+    d0, d1 = (normalize_dims("transpose", d, x.ndim)[0] for d in (dim0, dim1))
+    dims = list(range(x.ndim))
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return Permute.apply(x, tuple(dims))
+
+
+def expand(x, *sizes):
+    """Broadcast to `sizes` without copying; -1 keeps a size; new axes go in front."""
+    sizes = _sizes(sizes, "expand")
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
+    shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    try:
+        np.broadcast_shapes(x.shape, shape)
+        if np.broadcast_shapes(x.shape, shape) != shape:
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"expand: cannot expand shape {x.shape} to {sizes}: a size can only grow where it is 1"
+        ) from None
+    return x if shape == x.shape else Expand.apply(x, shape)
+
+
+def squeeze(x, dim=None):
+    """Drop axes of size 1 (all of them, or only those in `dim` that have size 1)."""
+    dims = normalize_dims("squeeze", dim, x.ndim)
+    drop = [i for i, n in enumerate(x.shape) if n == 1 and (dims is None or i in dims)]
+    return x.reshape(tuple(n for i, n in enumerate(x.shape) if i not in drop))
+
+
+def unsqueeze(x, dim):
+    """Insert an axis of size 1 at `dim` (negative counts from the end of the result)."""
+    _require_int_dim("unsqueeze", dim)
+    if not -x.ndim - 1 <= dim <= x.ndim:
+        raise IndexError(
+            f"unsqueeze: dim {dim} is out of range for a tensor with {x.ndim} "
+            f"dimensions; use a dim from {-x.ndim - 1} to {x.ndim}"
+        )
+    dim = dim % (x.ndim + 1)
+    return x.reshape(x.shape[:dim] + (1,) + x.shape[dim:])
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.ndim == 0:
+        for d in (start_dim, end_dim):
+            normalize_dims("flatten", d, 0)  # 0 and -1 only, as in PyTorch
+        return x.reshape(1)
+    start, end = (normalize_dims("flatten", d, x.ndim)[0] for d in (start_dim, end_dim))
+    # the size, not -1: an empty tensor's -1 would be ambiguous ((0, 3, 4) -> (0, 12))
+    merged = math.prod(x.shape[start : end + 1])
+    return x.reshape(x.shape[:start] + (merged,) + x.shape[end + 1 :])
+
+
+def repeat(x, *sizes):
+    """Tile the tensor `sizes[i]` times along axis i (like np.tile): expand, then reshape."""
+    sizes = _sizes(sizes, "repeat")
+    if len(sizes) < x.ndim:
+        raise ValueError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
+    shape = (1,) * (len(sizes) - x.ndim) + x.shape
+    interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
+    expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)
+    out = x.reshape(interleaved).expand(expanded)
+    return out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing axis; all other sizes must match."""
+    if not tensors:
+        raise ValueError("cat: expected a non-empty list of tensors")
+    tensors = [as_tensor(t, tensors[0]) for t in tensors]
+    _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
+    (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
+    first = tensors[0].shape
+    rest = first[:axis] + first[axis + 1 :]
+    for i, t in enumerate(tensors):
+        if t.ndim != len(first) or t.shape[:axis] + t.shape[axis + 1 :] != rest:
+            raise ValueError(
+                f"cat: tensor {i} has shape {t.shape} but tensor 0 has shape {first}; "
+                f"all sizes except along dim {dim} must match"
+            )
+    return Cat.apply(*tensors, dim=axis)
+
+
+def stack(tensors, dim=0):
+    """Join tensors of one shape along a new axis `dim`."""
+    if not tensors:
+        raise ValueError("stack: expected a non-empty list of tensors")
+    tensors = [as_tensor(t, tensors[0]) for t in tensors]
+    shapes = {t.shape for t in tensors}
+    if len(shapes) != 1:
+        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
+    return cat([t.unsqueeze(dim) for t in tensors], dim)
+
+
+def split(x, split_size_or_sections, dim=0):
+    """Cut along `dim` into pieces of one size (the last may be smaller) or of given sizes."""
+    _require_axis("split", x, "a 0-d tensor has nothing to cut")
+    (axis,) = normalize_dims("split", dim, x.ndim)
+    length = x.shape[axis]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size <= 0:
+            raise ValueError(f"split: the split size must be positive, got {size}")
+        sizes = [builtins.min(size, length - start) for start in range(0, length, size)] or [0]
+    elif not isinstance(split_size_or_sections, (tuple, list)):
+        raise TypeError(
+            f"split: give a split size (int) or a list of sizes, got {split_size_or_sections!r}"
+        )
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != length:
+            raise ValueError(
+                f"split: sizes {sizes} add up to {builtins.sum(sizes)}, but dim "
+                f"{dim} of shape {x.shape} has size {length}"
+            )
+    pieces, start = [], 0
+    for size in sizes:
+        pieces.append(x[(slice(None),) * axis + (slice(start, start + size),)])
+        start += size
+    return tuple(pieces)
+
+
+def chunk(x, chunks, dim=0):
+    """Split into `chunks` pieces of equal size (the last may be smaller)."""
+    _require_axis("chunk", x, "a 0-d tensor has nothing to cut")
+    (axis,) = normalize_dims("chunk", dim, x.ndim)
+    if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
+        raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
+    if x.shape[axis] == 0:  # `chunks` empty pieces, as in PyTorch
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-x.shape[axis] // chunks), dim)
+
+
+def _require_axis(op: str, x, hint: str) -> None:
+    if x.ndim == 0:
+        raise ValueError(f"{op}: needs a tensor with at least 1 dimension, got a 0-d one; {hint}")
