@@ -132,6 +132,7 @@ class Optimizer:
                     )
                 state = self.state.get(p, {})
                 self._update(p, p.grad.data, state, group)
+                p._bump_version()  # an in-place change: graphs that saved p must notice
                 if state:
                     self.state[p] = state
         return loss

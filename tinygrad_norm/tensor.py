@@ -24,7 +24,6 @@ import numpy as np
 from . import dtypes
 from .autograd import engine
 from .autograd.engine import GraphTensor
-from .autograd.grad_mode import is_grad_enabled
 from .convert import numeric_dtype, to_array
 from .indexing import describe_index, ints_first, normalize_index
 from .learn.steps import backprop_steps
@@ -42,14 +41,16 @@ from .ops.elementwise import (
 )
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
-from .random import generator
+from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.reductions import ReductionMethods
 
 
-class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, MovementMethods):
+class Tensor(
+    GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, MovementMethods, InPlaceMethods
+):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
     `Tensor(data, requires_grad=False, dtype=None, name=None)`: `data` is a number, a nested
@@ -58,6 +59,7 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
     """
 
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
+    __slots__ += ("_versions", "_base")  # version counter (shared with views), viewed tensor
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         if not isinstance(requires_grad, (bool, np.bool_)):
@@ -71,6 +73,7 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
         self.grad_fn = None
         self.name = name
         self._hooks = []
+        self._versions = self._base = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -79,14 +82,8 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
     def _make(data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
-        t.data, t.grad, t.requires_grad, t.grad_fn, t.name, t._hooks = (
-            data,
-            None,
-            requires_grad,
-            grad_fn,
-            None,
-            [],
-        )
+        t.data, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
+        t.grad = t.name = t._versions = t._base = None
         return t
 
     # --- what it is ----------------------------------------------------------------------------
@@ -170,8 +167,10 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
         return int(self.data.item())
 
     def detach(self) -> Tensor:
-        """The same data, cut from the graph: no grad_fn, never requires grad."""
-        return Tensor._make(self.data)
+        """The same data (and version counter), cut from the graph: no grad_fn, no grad."""
+        t = Tensor._make(self.data)
+        t._versions = self._version_counter()
+        return t
 
     def clone(self) -> Tensor:
         return Clone.apply(self)
@@ -331,34 +330,6 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
     def __rmatmul__(self, other):
         return C.matmul(other, self)
 
-    # In place. Only the optimizer's idiom changes a tensor in place: a leaf that requires grad,
-    # updated inside no_grad (`with tg.no_grad(): p -= lr * p.grad`). Anything else makes a new
-    # tensor, as `x = x - y` would: changing an array in place could corrupt a value saved for
-    # backward, which nothing here would notice.
-    def _in_place(self, ufunc, other):
-        if self.grad_fn is None and self.requires_grad and not is_grad_enabled():
-            ufunc(self.data, other.data if isinstance(other, Tensor) else other, out=self.data)
-            return self
-        if self.grad_fn is None and self.requires_grad:
-            raise RuntimeError(
-                f"in-place {ufunc.__name__}: this leaf tensor requires grad, so changing it in "
-                "place would not be recorded for backward; update parameters inside "
-                "`with tg.no_grad():` (as an optimizer does), or write x = x + y"
-            )
-        return NotImplemented  # Python then computes x = x + y: a new tensor
-
-    def __iadd__(self, other):
-        return self._in_place(np.add, other)
-
-    def __isub__(self, other):
-        return self._in_place(np.subtract, other)
-
-    def __imul__(self, other):
-        return self._in_place(np.multiply, other)
-
-    def __itruediv__(self, other):
-        return self._in_place(np.true_divide, other)
-
     def __neg__(self):
         return Neg.apply(self)
 
@@ -417,37 +388,6 @@ class Tensor(GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, Move
                 f"index: {error} (indexing a tensor of shape {self.shape} with "
                 f"{describe_index(index)}){hint}"
             ) from None
-
-    def __setitem__(self, index, value) -> None:
-        """Write into the data in place (not recorded: not for tensors in a graph)."""
-        if self.requires_grad and is_grad_enabled():
-            raise RuntimeError(
-                "setitem: writing into a tensor that requires grad is not "
-                "recorded for backward; build a new tensor with tg.where or "
-                "masked_fill, or write inside tg.no_grad()"
-            )
-        ints, rest = ints_first(normalize_index(index))
-        target = self.data[ints] if ints else self.data  # basic indexing: a view, written through
-        target[rest] = value.data if isinstance(value, Tensor) else value
-
-    # --- in place, on the data (initialisation; never recorded) --------------------------------
-    def uniform_(self, a=0.0, b=1.0) -> Tensor:
-        """Fill with values drawn uniformly from [a, b) by the global generator."""
-        self.data[...] = generator().uniform(a, b, self.shape)
-        return self
-
-    uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
-
-    def normal_(self, mean=0.0, std=1.0) -> Tensor:
-        self.data[...] = generator().normal(mean, std, self.shape)
-        return self
-
-    def fill_(self, value) -> Tensor:
-        self.data[...] = value
-        return self
-
-    def zero_(self) -> Tensor:
-        return self.fill_(0)
 
 
 class _HookHandle:

@@ -34,6 +34,7 @@ from .features import (
     HINT,
     add_gradient,
     deliver_to_leaf,
+    join_view,
     keep_for_retain_grad,
     run_hooks,
 )
@@ -73,6 +74,7 @@ class Context:
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
         self.fixes = []  # what the engine changed in backward's results (gradcheck reads it)
+        self.versions = ()  # (version counter, version then, shape, dtype) of what backward reads
 
     def save_for_backward(self, *values) -> None:
         """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
@@ -123,6 +125,30 @@ class Context:
         self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
         self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
 
+    def remember_versions(self, output) -> None:
+        """Note the version of every tensor backward will read (saved tensors, the output if
+        saved, inputs whose arrays forward kept on ctx), to catch in-place changes later."""
+        kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
+        read = [t for t in self.inputs if id(t.data) in kept]
+        read += [output if isinstance(s, _Output) else s for s in self.saved]
+        self.versions = [
+            (t._version_counter(), t._version, t.data.shape, t.data.dtype)
+            for t in read
+            if isinstance(t, GraphTensor)
+        ]
+
+    def check_versions(self) -> None:
+        """Refuse to run backward if a tensor it reads was changed in place since forward."""
+        for counter, version, shape, dtype in self.versions:
+            if counter[0] != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by "
+                    f"an inplace operation: [{dtype} tensor of shape {list(shape)}], saved by "
+                    f"{self.name}, is at version {counter[0]}; expected version {version} "
+                    "instead. Hint: change a copy (y = x.clone()) or make the change after "
+                    "backward(); tg.detect_anomaly() shows where the op was created"
+                )
+
     def release(self) -> None:
         """Free what forward saved, after a backward without `retain_graph`."""
         self.saved = self.inputs = self.args = ()
@@ -133,6 +159,8 @@ class Context:
     def run_backward(self, grad_output) -> tuple:
         """Call the Function's backward: one gradient (or None) per Tensor input, each with
         exactly that input's shape and dtype."""
+        if self.versions:
+            self.check_versions()
         grads = self.fn.backward(self, grad_output)
         grads = grads if isinstance(grads, tuple) else (grads,)
         n_args = len(self.needs_input_grad)
@@ -288,12 +316,16 @@ class Function:
         arrays = (a.data if isinstance(a, GraphTensor) else a for a in args)
         returned = cls.forward(ctx, *arrays, **kwargs)
         output = returned if isinstance(returned, np.ndarray) else _as_array(cls, returned)
-        if not (True in needs and is_grad_enabled()):
-            return tensors[0]._make(output)
-        ctx.record(args, kwargs, tensors, output, returned)
-        if is_anomaly_enabled():
-            ctx.creation_site = creation_site()
-        return tensors[0]._make(output, True, ctx)
+        recording = True in needs and is_grad_enabled()
+        out = tensors[0]._make(output, recording, ctx if recording else None)
+        if output.base is not None:
+            join_view(out, tensors)
+        if recording:
+            ctx.record(args, kwargs, tensors, output, returned)
+            ctx.remember_versions(out)
+            if is_anomaly_enabled():
+                ctx.creation_site = creation_site()
+        return out
 
 
 def _as_array(fn: type, returned) -> np.ndarray:

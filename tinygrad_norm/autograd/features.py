@@ -4,6 +4,7 @@
 - `run_hooks`: `register_hook` functions see (and may replace) a gradient.
 - `keep_for_retain_grad`: a non-leaf's `.grad` after `retain_grad()`, or `autograd.grad`'s capture.
 - `deliver_to_leaf`: a leaf's gradient is complete: hooks, then `.grad` (or the capture).
+- `join_view`: an op's output that is a view of an input shares its version counter (forward).
 """
 
 from __future__ import annotations
@@ -60,3 +61,21 @@ def accumulate_grad(tensor, grad, create_graph: bool) -> None:
         tensor.grad = grad if create_graph else grad._make(grad.data.copy())
     else:
         tensor.grad = tensor.grad + grad
+
+
+def join_view(out, inputs) -> None:
+    """If `out`'s array is a view into an input's memory, `out` shares that input's version
+    counter (an in-place change of either is a change of both) and remembers it as `_base`."""
+    root = _root(out.data)
+    for t in inputs:
+        if _root(t.data) is root:
+            out._versions = t._version_counter()
+            out._base = t if t._base is None else t._base
+            return
+
+
+def _root(array):
+    """The array that owns the memory `array` looks into."""
+    while isinstance(array.base, type(array)):
+        array = array.base
+    return array

@@ -47,6 +47,8 @@ class Parameter(Tensor):
         self.grad_fn = None
         self.name = None
         self._hooks = []
+        self._versions = data._version_counter() if isinstance(data, Tensor) else None
+        self._base = None
         self.requires_grad = bool(requires_grad)
 
     def __repr__(self) -> str:

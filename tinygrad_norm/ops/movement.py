@@ -135,3 +135,32 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, grad_output):
         return grad_output
+
+
+class IndexPut(Function):
+    """out = a copy of `a` with `values` written at [index]: `x[index] = values`, recorded.
+
+    PyTorch's order for an index that mixes integers with index arrays is kept by indexing in
+    two steps, `[ints]` then `[rest]` (see `indexing.ints_first`). Each written place takes its
+    value from `values`, so its gradient goes there; `a` keeps the gradient everywhere else.
+    """
+
+    formula = "grad_a = grad_out with zeros at [index];  grad_values = grad_out[index]"
+
+    @staticmethod
+    def forward(ctx, a, values, ints, rest):
+        out = a.copy()
+        (out[ints] if ints else out)[rest] = values
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        ints, rest = ctx.kwargs["ints"], ctx.kwargs["rest"]
+        grad_a = grad_v = None
+        if ctx.needs_input_grad[0]:
+            zero = np.zeros((), dtype=grad_output.dtype)
+            grad_a = IndexPut.apply(grad_output, zero, ints=ints, rest=rest)
+        if ctx.needs_input_grad[1]:
+            picked = GetItem.apply(grad_output, index=ints) if ints else grad_output
+            grad_v = GetItem.apply(picked, index=rest)
+        return grad_a, grad_v

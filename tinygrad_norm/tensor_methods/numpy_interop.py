@@ -97,6 +97,9 @@ class NumpyInterop:
             kwargs["out"] = tuple(o.data if isinstance(o, GraphTensor) else o for o in out)
         result = getattr(ufunc, method)(*arrays, **kwargs)
         if out is not None:
+            for o in out:
+                if isinstance(o, GraphTensor):
+                    o._bump_version()  # an in-place change, as any other
             return out[0] if len(out) == 1 else out
         wrap = tensors[0]._make
         if isinstance(result, tuple):

@@ -1,0 +1,201 @@
+"""In-place changes, as PyTorch: `x.add_(y)`, `x += y`, `x[idx] = v`, `x.zero_()`, ...
+
+Every in-place change writes into the tensor's own array (so every view of it sees the change)
+and bumps its **version counter**, which the tensor shares with its views. A node that saved a
+tensor for backward remembers its version then, and backward through that node after the
+tensor changed raises PyTorch's error instead of computing with the new values
+(`autograd/engine.py`, `Context.check_versions`).
+
+What happens depends on the tensor:
+
+- nothing requires grad, or inside `tg.no_grad()` (an optimizer step, an initialisation):
+  the array is simply changed;
+- a leaf that requires grad, with grad mode on: PyTorch's error (the change would not be
+  recorded, and the leaf's gradient would be about values it no longer holds);
+- a tensor inside the graph (or changed with a value that requires grad): the change is
+  recorded. The tensor's old value, kept at its place in the graph, goes through the
+  out-of-place op, and the tensor's `grad_fn` becomes that op's node, as in PyTorch;
+- a view of a tensor that requires grad, with grad mode on: a clear error (PyTorch would
+  rewrite the base's history; here, change a `clone()` instead).
+
+>>> import tinygrad_norm as tg
+>>> w = tg.tensor([1.0, 2.0], requires_grad=True)
+>>> y = w * 3
+>>> y.add_(1)
+tensor([4., 7.], grad_fn=<AddBackward>)
+>>> y.sum().backward()
+>>> w.grad
+tensor([3., 3.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.engine import GraphTensor
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..indexing import ints_first, normalize_index
+from ..ops import composite as C
+from ..ops.elementwise import Where
+from ..ops.movement import IndexPut
+from ..random import generator
+
+
+class InPlaceMethods:
+    __slots__ = ()
+
+    # --- the version counter ------------------------------------------------------------------
+    @property
+    def _version(self) -> int:
+        """How many times this tensor (or a view of it) was changed in place."""
+        return 0 if self._versions is None else self._versions[0]
+
+    def _version_counter(self) -> list:
+        """The one-element list holding the version, shared with every view of this tensor."""
+        if self._versions is None:
+            self._versions = [0]
+        return self._versions
+
+    def _bump_version(self) -> None:
+        self._version_counter()[0] += 1
+
+    # --- the one place where a tensor changes -------------------------------------------------
+    def _change_in_place(self, op: str, compute, *others):
+        """Set this tensor to `compute(self)` in place; see the module docstring for when the
+        change is recorded. `others` are the Tensors `compute` also reads."""
+        recording = is_grad_enabled() and (
+            self.requires_grad
+            or any(isinstance(o, GraphTensor) and o.requires_grad for o in others)
+        )
+        if recording:
+            _refuse_leaf_or_view(self, op)
+            old = self._make(self.data.copy(), self.requires_grad, self.grad_fn)
+            new = compute(old)
+        else:
+            with no_grad():
+                new = compute(self)
+        _write(self, op, new.data)
+        if recording:
+            self.grad_fn, self.requires_grad = new.grad_fn, True
+        return self
+
+    # --- the in-place ops ---------------------------------------------------------------------
+    def add_(self, other, *, alpha=1):
+        other = other if alpha == 1 else other * alpha
+        return self._change_in_place("add_", lambda t: t + other, other)
+
+    def sub_(self, other, *, alpha=1):
+        other = other if alpha == 1 else other * alpha
+        return self._change_in_place("sub_", lambda t: t - other, other)
+
+    def mul_(self, other):
+        return self._change_in_place("mul_", lambda t: t * other, other)
+
+    def div_(self, other):
+        return self._change_in_place("div_", lambda t: t / other, other)
+
+    def pow_(self, exponent):
+        return self._change_in_place("pow_", lambda t: t**exponent, exponent)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002 - PyTorch's names
+        return self._change_in_place("clamp_", lambda t: t.clamp(min, max), min, max)
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask, value):
+        return self._change_in_place("masked_fill_", lambda t: t.masked_fill(mask, value), value)
+
+    def copy_(self, src):
+        """Copy `src` (broadcast to this shape, cast to this dtype) into this tensor."""
+        src = C.as_tensor(src, self)
+        return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
+
+    def fill_(self, value):
+        value = C.as_tensor(value, self)
+        return self._change_in_place("fill_", lambda t: _replace(t, value.to(t.dtype)), value)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def uniform_(self, a=0.0, b=1.0):
+        """Fill with values drawn uniformly from [a, b) by the global generator."""
+        draw = generator().uniform(a, b, self.shape)
+        return self._change_in_place("uniform_", lambda t: _replace(t, draw.astype(t.dtype)))
+
+    uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
+
+    def normal_(self, mean=0.0, std=1.0):
+        """Fill with values drawn from N(mean, std²) by the global generator."""
+        draw = generator().normal(mean, std, self.shape)
+        return self._change_in_place("normal_", lambda t: _replace(t, draw.astype(t.dtype)))
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, index, value) -> None:
+        """`x[index] = value`: an index-put, recorded when it must be (see the module docs)."""
+        ints, rest = ints_first(normalize_index(index))
+        if isinstance(value, GraphTensor):
+            value = value.to(self.dtype) if value.dtype != self.dtype else value
+        else:
+            value = np.asarray(value, dtype=self.dtype)
+
+        def put(t):
+            return IndexPut.apply(t, value, ints=ints, rest=rest)
+
+        self._change_in_place("setitem", put, value)
+
+
+def _replace(t, values):
+    """`values` (broadcast to t's shape), recorded as a change of t: t gets no gradient."""
+    return Where.apply(np.zeros((), dtype=bool), t, values)
+
+
+def _refuse_leaf_or_view(t, op: str) -> None:
+    """A recorded in-place change is not allowed on a leaf that requires grad, or on a view of
+    a tensor that requires grad."""
+    if t.grad_fn is None and t.requires_grad:
+        raise RuntimeError(
+            f"{op}: a leaf tensor that requires grad is being used in an in-place operation "
+            "(as PyTorch says: a leaf Variable that requires grad is being used in an in-place "
+            "operation). Change it inside `with tg.no_grad():` (as an optimizer does), or write "
+            "x = x + y to make a new tensor"
+        )
+    if t._base is not None and t._base.requires_grad:
+        raise RuntimeError(
+            f"{op}: this tensor is a view of another tensor that requires grad, and changing "
+            "it in place would change that tensor behind the graph's back; change a copy "
+            "(y = x.clone(); y[...] = ...) or build the new tensor with tg.where / masked_fill"
+        )
+
+
+def _write(t, op: str, values: np.ndarray) -> None:
+    """Write `values` into t's own array and bump t's version."""
+    if values.shape != t.data.shape:
+        raise RuntimeError(
+            f"{op}: the result has shape {values.shape}, which does not match this tensor's "
+            f"shape {t.data.shape}; an in-place op cannot change a shape (broadcast the other "
+            "way, or write y = x + z)"
+        )
+    if not np.can_cast(values.dtype, t.data.dtype, casting="same_kind"):
+        raise RuntimeError(
+            f"{op}: result type {values.dtype} can't be cast to the desired output type "
+            f"{t.data.dtype} of this tensor; convert first, e.g. x = x.float()"
+        )
+    try:
+        np.copyto(t.data, values, casting="unsafe")
+    except ValueError as error:  # a read-only array, e.g. the view that expand() makes
+        raise RuntimeError(
+            f"{op}: this tensor cannot be written in place ({error}): an expanded tensor holds "
+            "one memory location for many elements; write into a clone() instead"
+        ) from None
+    t._bump_version()
