@@ -6,6 +6,8 @@ Each command is a module here with `add_arguments(parser)` and `run(args) -> exi
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from . import bench, draw, gradcheck, steps, train
 
@@ -31,4 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return COMMANDS[args.command].run(args)
+    try:
+        status = COMMANDS[args.command].run(args)
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
+    except BrokenPipeError:
+        # The reader went away (`steps | head`): stop quietly, as Unix tools do. Point stdout
+        # at /dev/null so that Python's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
