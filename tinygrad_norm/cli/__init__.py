@@ -9,13 +9,14 @@ import argparse
 import os
 import sys
 
-from . import bench, draw, gradcheck, steps, train
+from . import bench, draw, explore, gradcheck, steps, train
 
 COMMANDS = {
     "train": train,
     "gradcheck": gradcheck,
     "steps": steps,
     "draw": draw,
+    "explore": explore,
     "bench": bench,
 }
 

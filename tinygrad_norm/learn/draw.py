@@ -107,10 +107,11 @@ class GraphIds:
 
     ops: id(node) -> the DOT name of its ellipse; out_edges: id(node) -> the id of the arrow
     from it to its output; in_edges: id(node) -> the ids of the arrows from its inputs, in
-    input order.
+    input order; leaves: (DOT name of its box, Tensor) for each leaf that requires grad.
     """
 
     def __init__(self):
+        self.leaves: list = []
         self.ops: dict[int, str] = {}
         self.out_edges: dict[int, str] = {}
         self.in_edges: dict[int, list[str]] = {}
@@ -129,7 +130,7 @@ def draw_with_ids(
     element_ids=False,
 ):
     """`draw_graph`, returning `(graph, GraphIds)`; with element_ids=True every op node and
-    edge carries an `id` attribute (SVG element id): the op's DOT name, `<op>-out` and
+    edge carries an `id` attribute (SVG element id): the DOT name, `<op>-out` and
     `<op>-in<i>`."""
     graphviz = _import_graphviz()
     names = _parameter_names(params)
@@ -149,7 +150,10 @@ def draw_with_ids(
         tensors[id(key)] = name = f"t{len(tensors) + len(ops)}"
         label = _tensor_label(tensor, shape, dtype, names, show_data, show_grad, max_elements)
         style = "filled,dashed" if kind == "constant" else "filled"
-        graph.node(name, _escape(label), shape="box", style=style, fillcolor=COLOURS[kind])
+        attrs = {"id": name} if element_ids else {}
+        graph.node(name, _escape(label), shape="box", style=style, fillcolor=COLOURS[kind], **attrs)
+        if kind in ("leaf", "parameter"):
+            ids.leaves.append((name, tensor))
         kinds.add(kind)
         return name
 
