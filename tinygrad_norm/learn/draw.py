@@ -130,8 +130,8 @@ def draw_with_ids(
     element_ids=False,
 ):
     """`draw_graph`, returning `(graph, GraphIds)`; with element_ids=True every op node and
-    edge carries an `id` attribute (SVG element id): the DOT name, `<op>-out` and
-    `<op>-in<i>`."""
+    edge carries an `id` attribute (SVG element id): the DOT name, `<op>_out` and
+    `<op>_in<i>`."""
     graphviz = _import_graphviz()
     names = _parameter_names(params)
     ids = GraphIds()
@@ -179,11 +179,11 @@ def draw_with_ids(
             label = "\n".join([node.name, *rules])
             attrs.update(style="filled", fillcolor=HIGHLIGHT, penwidth="2")
         graph.node(op, _escape(label), **attrs)
-        out_attrs = {"id": f"{op}-out"} if element_ids else {}
+        out_attrs = {"id": f"{op}_out"} if element_ids else {}
         if is_focus and received is not None:
             out_attrs["label"] = _escape("grad_out " + _values(received, max_elements))
         graph.edge(op, tensors[id(node)], **out_attrs)
-        ids.out_edges[id(node)] = f"{op}-out"
+        ids.out_edges[id(node)] = f"{op}_out"
         ids.in_edges[id(node)] = []
 
         inputs = focus_inputs if is_focus else node.inputs  # None once backward freed them
@@ -199,12 +199,12 @@ def draw_with_ids(
                 stack.append(edge)
             else:
                 source = add_tensor(edge, edge, shape, dtype, _leaf_kind(edge, names))
-            edge_attrs = {"id": f"{op}-in{i}"} if element_ids else {}
+            edge_attrs = {"id": f"{op}_in{i}"} if element_ids else {}
             if is_focus and sent is not None and sent[i] is not None:
                 text = "grad " + _values(sent[i], max_elements)
                 edge_attrs.update(label=_escape(text), color="darkorange")
             graph.edge(source, op, **edge_attrs)
-            ids.in_edges[id(node)].append(f"{op}-in{i}")
+            ids.in_edges[id(node)].append(f"{op}_in{i}")
     if focus is not None and id(focus) not in ops:
         raise ValueError(
             f"draw_graph: highlight={focus!r} is not a node of this graph; pass a step of "
