@@ -60,7 +60,7 @@ function paintGraph(k) {
   });
   const node = byId(steps[k].node);
   node.classList.add("current");
-  node.scrollIntoView({ block: "center", inline: "center" });
+  node.scrollIntoView({ block: "center", inline: "nearest" });
   if (k === last) {
     for (const leaf of data.leaves) byId(leaf.box)?.classList.add("done");
   }
