@@ -5,9 +5,9 @@ BIN := $(VENV)/bin
 # Keep in sync with the `oracle` extra in pyproject.toml; never install an unpinned torch.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: venv graphviz test test-oracle fuzz lint format demo bench clean distclean
+.PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench clean distclean
 
-venv: $(VENV)/.stamp-dev graphviz
+venv: $(VENV)/.stamp-dev graphviz browser
 
 # Graphviz's `dot` program renders tg.draw_graph to SVG/PNG. It is a system package, not a pip
 # one: installed here when we can (root, with apt-get); otherwise a note, and the tests that
@@ -24,6 +24,24 @@ graphviz:
 		{ apt-get update -qq >/dev/null 2>&1 && \
 		  apt-get install -y -qq graphviz >/dev/null 2>&1; } || \
 		echo "$$note (apt-get install graphviz failed)"; \
+	else \
+		echo "$$note"; \
+	fi
+
+# Headless Chromium and its driver run the backprop explorer's page in tests
+# (tests/test_explore_browser.py, with selenium from the dev extra). Debian's packages, installed
+# like Graphviz: with apt-get when root; otherwise a note, and those tests skip saying why.
+browser:
+	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && exit 0; \
+	note="NOTE: headless Chromium is not installed, so the browser tests of the backprop \
+	explorer will skip. Install it with: apt-get install chromium chromium-driver"; \
+	if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "Installing Chromium and chromedriver with apt-get ..."; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+		{ apt-get update -qq >/dev/null 2>&1 && \
+		  apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; } || \
+		echo "$$note (apt-get install chromium chromium-driver failed)"; \
 	else \
 		echo "$$note"; \
 	fi

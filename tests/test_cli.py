@@ -144,3 +144,35 @@ def test_gradcheck_second_order_covers_the_parameters(monkeypatch, capsys):
 def test_gradcheck_moves_parameters_off_their_initial_values(monkeypatch, capsys):
     """Scaled's weight starts at ones, where forgetting w in grad_x changes nothing."""
     assert _run_buggy(monkeypatch, capsys, forget_w=True)[0] == 1
+
+
+# --- pipes and missing folders: a message, never a traceback --------------------------------
+def test_steps_into_a_closed_pipe_exits_quietly():
+    """`python -m tinygrad_norm steps | head`: the reader is gone before anything is written."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tinygrad_norm", "steps"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # every write from now on fails with EPIPE
+    stderr = process.stderr.read().decode()
+    assert process.wait() != 0
+    assert stderr == "", stderr  # no BrokenPipeError, no "Exception ignored"
+
+
+def test_steps_piped_into_head_exits_quietly():
+    command = f'"{sys.executable}" -m tinygrad_norm steps | head -n 2'
+    result = subprocess.run(command, shell=True, capture_output=True, text=True)
+    assert result.stdout.startswith("LayerNorm composed from primitives")
+    assert len(result.stdout.splitlines()) == 2
+    assert result.stderr == ""
+
+
+def test_draw_into_a_missing_folder_says_so(tmp_path):
+    out = tmp_path / "no_such_folder" / "graph.svg"
+    result = subprocess.run(
+        [sys.executable, "-m", "tinygrad_norm", "draw", str(out)], capture_output=True, text=True
+    )
+    assert result.returncode == 1
+    assert f"the folder {out.parent} does not exist" in result.stderr
+    assert "Traceback" not in result.stderr and not out.exists()

@@ -22,14 +22,15 @@ needs_dot = pytest.mark.skipif(
 
 
 def parse(graph):
-    """{DOT name: attribute text} for the nodes and [(tail, head, attribute text)] for edges."""
+    """{DOT name: attribute text} for the nodes and [(tail, head, attribute text)] for edges
+    (the legend left out)."""
     nodes, edges = {}, []
     for line in graph.body:
         edge = re.match(r"\s*(\w+) -> (\w+)(?: \[(.*)\])?\s*$", line)
         node = re.match(r"\s*(\w+) \[(.*)\]\s*$", line)
         if edge:
             edges.append((edge[1], edge[2], edge[3] or ""))
-        elif node:
+        elif node and node[1] != "legend":
             nodes[node[1]] = node[2]
     return nodes, edges
 

@@ -32,12 +32,33 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
 
 
+# The reading order: the files' numbers, except that 07 (written after the others) follows 04.
+READING_ORDER = [
+    "01_layer_norm_from_scratch.ipynb",
+    "02_normalization_zoo.ipynb",
+    "03_gpt2_blocks.ipynb",
+    "04_stepping_through_backprop.ipynb",
+    "07_exploring_backprop.ipynb",
+    "05_gradient_checking.ipynb",
+    "06_train_a_tiny_gpt.ipynb",
+]
+
+
 def test_readme_links_every_notebook_in_reading_order():
-    """The file names' numbers are the reading order; README's Notebooks section follows it."""
+    """README's Notebooks section links every notebook once, in READING_ORDER."""
+    assert sorted(READING_ORDER) == [path.name for path in NOTEBOOKS], "update READING_ORDER"
     readme = (NOTEBOOK_DIR.parent / "README.md").read_text()
     section = readme.split("## Notebooks", 1)[-1].split("\n## ", 1)[0]
     linked = re.findall(r"\]\(notebooks/([^)]+\.ipynb)\)", section)
-    assert linked == [path.name for path in NOTEBOOKS]
+    assert linked == READING_ORDER
+
+
+def test_each_notebook_links_the_next_in_reading_order():
+    """The closing "Next:" of each notebook points at the one after it in READING_ORDER."""
+    for this, following in zip(READING_ORDER, READING_ORDER[1:]):
+        notebook = nbformat.read(NOTEBOOK_DIR / this, as_version=4)
+        closing = notebook.cells[-1].source
+        assert f"]({following})" in closing.split("Next:", 1)[-1], f"{this} -> {following}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -6,14 +6,17 @@ Each command is a module here with `add_arguments(parser)` and `run(args) -> exi
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-from . import bench, draw, gradcheck, steps, train
+from . import bench, draw, explore, gradcheck, steps, train
 
 COMMANDS = {
     "train": train,
     "gradcheck": gradcheck,
     "steps": steps,
     "draw": draw,
+    "explore": explore,
     "bench": bench,
 }
 
@@ -31,4 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return COMMANDS[args.command].run(args)
+    try:
+        status = COMMANDS[args.command].run(args)
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here at the latest
+    except BrokenPipeError:
+        # The reader went away (`steps | head`): stop quietly, as Unix tools do. Point stdout
+        # at /dev/null so that Python's own flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status

@@ -12,6 +12,7 @@ parameter names (fc1.weight, ...).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from .. import nn
 from ..autograd.engine import topological_sort
@@ -37,7 +38,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-data", action="store_true", help="leave values out of the boxes")
     parser.add_argument("--no-grad", action="store_true", help="leave gradients out of the boxes")
     parser.add_argument(
-        "--rankdir", choices=["LR", "TB"], default="LR", help="left to right or top to bottom"
+        "--rankdir",
+        choices=["TB", "LR"],
+        default="TB",
+        help="top to bottom (the default) or left to right",
     )
 
 
@@ -65,6 +69,12 @@ def mlp_example():
 
 
 def run(args) -> int:
+    if not Path(args.out).parent.is_dir():
+        print(
+            f"draw: the folder {Path(args.out).parent} does not exist; create it first",
+            file=sys.stderr,
+        )
+        return 1
     if args.example == "mlp":
         loss, params = mlp_example()
     else:

@@ -6,18 +6,19 @@ forward ran: input tensor -> op -> output tensor; backward walks them in reverse
 a step of `tg.backprop_steps`, the step's node is filled in gold and the arrows into its
 inputs carry the gradients it sent them.
 
-In Jupyter the returned graph shows itself; elsewhere `render(graph, "graph.svg")` writes a
-file (Graphviz's `dot` program must be installed for SVG, PNG or PDF; `.dot` writes the
-source, which needs nothing).
+Graphs run top to bottom (forward flows down; `rankdir="LR"` for left to right), with a
+legend of the colours beside them. In Jupyter the returned graph shows itself; elsewhere
+`render(graph, "graph.svg")` writes a file (Graphviz's `dot` program must be installed for
+SVG, PNG or PDF; `.dot` writes the source, which needs nothing).
 
 >>> import tinygrad_norm as tg
 >>> a = tg.tensor([2.0, 3.0], requires_grad=True, name="a")
 >>> b = tg.tensor([4.0, 5.0], requires_grad=True, name="b")
 >>> loss = (a * b).sum()
 >>> loss.backward()
->>> print(tg.draw_graph(loss).source)  # doctest: +NORMALIZE_WHITESPACE
+>>> print(tg.draw_graph(loss).source)  # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
 digraph {
-    graph [rankdir=LR]
+    graph [rankdir=TB]
     node [fontname=Helvetica fontsize=11]
     edge [fontname=Helvetica fontsize=9]
     t0 [label="(scalar)\\n[23]" fillcolor=gray93 shape=box style=filled]
@@ -31,6 +32,7 @@ digraph {
     t4 -> op3
     t5 [label="b\\n(2,)\\n[4, 5]\\ngrad [2, 3]" fillcolor=lightblue shape=box style=filled]
     t5 -> op3
+    legend [label=<<TABLE ...>leaf (requires_grad)...>op (ellipse)<...> shape=plaintext]
 }
 
 The box of `a * b` shows its shape alone: backward freed the values the graph held (pass
@@ -69,7 +71,7 @@ def draw_graph(
     show_data: bool = True,
     show_grad: bool = True,
     params=None,
-    rankdir: str = "LR",
+    rankdir: str = "TB",
     highlight=None,
     max_elements: int = 6,
 ):
@@ -79,15 +81,60 @@ def draw_graph(
     show_data / show_grad: print up to `max_elements` values / gradient values in each box.
         A computed tensor's values are only known while its graph holds them: after a
         backward without retain_graph, those boxes show the shape alone.
-    params: a dict name -> Tensor, e.g. `dict(model.named_parameters())`, or a Module: those
-        tensors are labelled with their parameter names.
-    rankdir: "LR" (left to right) or "TB" (top to bottom).
+    params: the names to label parameters with: a Module, a dict name -> Tensor, or pairs
+        (name, Tensor) such as `model.named_parameters()`.
+    rankdir: "TB" (top to bottom, the default: forward flows down) or "LR" (left to right).
     highlight: a `BackwardStep` (what `step.draw()` passes) or a graph node: that op is filled
         in gold; for a step, its rule is written under its name and the arrows into its inputs
         carry the gradient it sent each one, the arrow out of it the gradient it received.
+
+    A legend (node `legend`) names the colours used.
     """
+    graph, _ = draw_with_ids(
+        root,
+        show_data=show_data,
+        show_grad=show_grad,
+        params=params,
+        rankdir=rankdir,
+        highlight=highlight,
+        max_elements=max_elements,
+    )
+    return graph
+
+
+class GraphIds:
+    """Where each op of a drawing is: what `tg.explore` needs to light it up step by step.
+
+    ops: id(node) -> the DOT name of its ellipse; out_edges: id(node) -> the id of the arrow
+    from it to its output; in_edges: id(node) -> the ids of the arrows from its inputs, in
+    input order; leaves: (DOT name of its box, Tensor) for each leaf that requires grad.
+    """
+
+    def __init__(self):
+        self.leaves: list = []
+        self.ops: dict[int, str] = {}
+        self.out_edges: dict[int, str] = {}
+        self.in_edges: dict[int, list[str]] = {}
+
+
+def draw_with_ids(
+    root,
+    *,
+    show_data=True,
+    show_grad=True,
+    params=None,
+    rankdir="TB",
+    highlight=None,
+    max_elements=6,
+    legend=True,
+    element_ids=False,
+):
+    """`draw_graph`, returning `(graph, GraphIds)`; with element_ids=True every op node and
+    edge carries an `id` attribute (SVG element id): the DOT name, `<op>_out` and
+    `<op>_in<i>`."""
     graphviz = _import_graphviz()
     names = _parameter_names(params)
+    ids = GraphIds()
     graph = _graph_class(graphviz)(
         graph_attr={"rankdir": rankdir},
         node_attr={"fontname": "Helvetica", "fontsize": "11"},
@@ -96,18 +143,25 @@ def draw_graph(
     # DOT names in the order things are first met: t0, op1, t2, ... A tensor is keyed by the
     # leaf itself or by the node that computed it (after backward it may exist nowhere else).
     tensors: dict[int, str] = {}
-    ops: dict[int, str] = {}
+    ops = ids.ops
+    kinds: set[str] = set()
 
     def add_tensor(key, tensor, shape, dtype, kind: str) -> str:
         tensors[id(key)] = name = f"t{len(tensors) + len(ops)}"
         label = _tensor_label(tensor, shape, dtype, names, show_data, show_grad, max_elements)
         style = "filled,dashed" if kind == "constant" else "filled"
-        graph.node(name, _escape(label), shape="box", style=style, fillcolor=COLOURS[kind])
+        attrs = {"id": name} if element_ids else {}
+        graph.node(name, _escape(label), shape="box", style=style, fillcolor=COLOURS[kind], **attrs)
+        if kind in ("leaf", "parameter"):
+            ids.leaves.append((name, tensor))
+        kinds.add(kind)
         return name
 
     if root.grad_fn is None:
         add_tensor(root, root, root.shape, root.dtype, _leaf_kind(root, names))
-        return graph
+        if legend:
+            graph.node("legend", _legend(kinds, with_ops=False), shape="plaintext")
+        return graph, ids
 
     focus, sent, received, focus_inputs = _focus(highlight)
     add_tensor(root.grad_fn, root, root.shape, root.dtype, "computed")
@@ -118,15 +172,19 @@ def draw_graph(
         ops[id(node)] = op = f"op{len(tensors) + len(ops)}"
         is_focus = node is focus
         label, attrs = node.name, {"tooltip": _escape(node.formula or node.name)}
+        if element_ids:
+            attrs["id"] = op
         if is_focus:
             rules = [rule.strip() for rule in node.formula.split(";") if rule.strip()]
             label = "\n".join([node.name, *rules])
             attrs.update(style="filled", fillcolor=HIGHLIGHT, penwidth="2")
         graph.node(op, _escape(label), **attrs)
-        out_attrs = {}
+        out_attrs = {"id": f"{op}_out"} if element_ids else {}
         if is_focus and received is not None:
             out_attrs["label"] = _escape("grad_out " + _values(received, max_elements))
         graph.edge(op, tensors[id(node)], **out_attrs)
+        ids.out_edges[id(node)] = f"{op}_out"
+        ids.in_edges[id(node)] = []
 
         inputs = focus_inputs if is_focus else node.inputs  # None once backward freed them
         for i, edge in enumerate(node.edges):
@@ -141,17 +199,20 @@ def draw_graph(
                 stack.append(edge)
             else:
                 source = add_tensor(edge, edge, shape, dtype, _leaf_kind(edge, names))
-            edge_attrs = {}
+            edge_attrs = {"id": f"{op}_in{i}"} if element_ids else {}
             if is_focus and sent is not None and sent[i] is not None:
                 text = "grad " + _values(sent[i], max_elements)
-                edge_attrs = {"label": _escape(text), "color": "darkorange"}
+                edge_attrs.update(label=_escape(text), color="darkorange")
             graph.edge(source, op, **edge_attrs)
+            ids.in_edges[id(node)].append(f"{op}_in{i}")
     if focus is not None and id(focus) not in ops:
         raise ValueError(
             f"draw_graph: highlight={focus!r} is not a node of this graph; pass a step of "
             "backprop_steps(root) (or one of its nodes) for the same root"
         )
-    return graph
+    if legend:
+        graph.node("legend", _legend(kinds, with_ops=True, focus=focus), shape="plaintext")
+    return graph, ids
 
 
 def render(graph, path) -> Path:
@@ -214,11 +275,39 @@ def _graph_class(graphviz):
 
 
 def _parameter_names(params) -> dict[int, str]:
-    """id(tensor) -> name, from a Module or a dict name -> Tensor."""
+    """id(tensor) -> name, from a Module, a dict name -> Tensor or pairs (name, Tensor)."""
     if params is None:
         return {}
-    items = params.named_parameters() if hasattr(params, "named_parameters") else params.items()
+    if hasattr(params, "named_parameters"):
+        items = params.named_parameters()
+    elif hasattr(params, "items"):
+        items = params.items()
+    else:
+        items = params  # e.g. the generator model.named_parameters()
     return {id(tensor): name for name, tensor in items}
+
+
+LEGEND_TEXT = {
+    "leaf": "leaf (requires_grad)",
+    "parameter": "parameter",
+    "constant": "constant (no grad)",
+    "computed": "computed tensor",
+}
+
+
+def _legend(kinds: set[str], with_ops: bool, focus=None) -> str:
+    """An HTML-like Graphviz label: one coloured cell per kind of box drawn."""
+    cells = [
+        f'<TD BGCOLOR="{COLOURS[kind]}">{LEGEND_TEXT[kind]}</TD>'
+        for kind in COLOURS
+        if kind in kinds
+    ]
+    if with_ops:
+        cells.append("<TD>op (ellipse)</TD>")
+    if focus is not None:
+        cells.append(f'<TD BGCOLOR="{HIGHLIGHT}">this step</TD>')
+    rows = "".join(f"<TR>{cell}</TR>" for cell in cells)  # a column, beside a tall graph
+    return f'<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2">{rows}</TABLE>>'
 
 
 def _leaf_kind(tensor, names: dict[int, str]) -> str:
