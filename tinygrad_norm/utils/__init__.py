@@ -1,4 +1,5 @@
-"""Process-wide settings that make training faster, each one asked for explicitly.
+"""Utilities: `tg.utils.data` (datasets and the DataLoader, as torch.utils.data), and
+process-wide settings that make training faster, each one asked for explicitly.
 
 `tune_malloc()`: keep large freed buffers in the process instead of returning them to the OS.
 `blas_threads(n)`: how many threads NumPy's matrix products use.
@@ -26,6 +27,8 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+from . import data
 
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameter numbers (malloc.h)
 M_MMAP_THRESHOLD = -3
