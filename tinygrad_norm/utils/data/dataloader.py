@@ -35,7 +35,7 @@ def default_collate(batch: list):
 
         Tensors / NumPy arrays of one shape  ->  one Tensor with a new first dimension
         Python floats -> float64 Tensor;  ints (and bools) -> int64 (bool) Tensor
-        NumPy scalars -> a Tensor of their dtype;  strings, bytes -> the list as it is
+        NumPy scalars -> a Tensor of their dtype;  strings, bytes -> left as they are
         dicts -> a dict of batches;  tuples, lists -> a list of batches, one per position
         namedtuples -> the same namedtuple of batches
 
@@ -69,14 +69,14 @@ def default_collate(batch: list):
             return clone
         return collated
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(s) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         if any(len(sample) != len(elem) for sample in batch):
             raise RuntimeError(
                 "default_collate: each element in list of batch should be of equal size, got "
                 f"lengths {[len(sample) for sample in batch]}"
             )
-        return [default_collate(list(samples)) for samples in zip(*batch)]
+        return [default_collate(samples) for samples in zip(*batch)]
     raise TypeError(_unsupported(type(elem)))
 
 
