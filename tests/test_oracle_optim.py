@@ -148,3 +148,27 @@ def test_loading_pytorch_optimizer_state_continues_its_trajectory(case):
     resumed, _ = run(tg, case, [W, b, *arrays[2:]], steps=10, opt_state=numpy_state(torch_opt))
     for x, y in zip(resumed[-1], theirs[-1]):
         np.testing.assert_allclose(x, y, rtol=RTOL, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", ["sgd_momentum", "adam_amsgrad", "rmsprop", "nadam", "radam"])
+def test_add_param_group_mid_training_equals_pytorch(case):
+    """The bias joins after 5 steps, in a group of its own with its own lr."""
+    name, options = CASES[case]
+    arrays, trajectories = data(2), []
+    for lib in (tg, torch):
+        W, b = (lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays[:2])
+        X, Y = (lib.tensor(a, dtype=lib.float64) for a in arrays[2:])
+        opt = getattr(lib.optim, name)([W], lr=LRS[0], **options)
+        trajectory = []
+        for step in range(12):
+            if step == 5:
+                opt.add_param_group({"params": [b], "lr": LRS[1]})
+            opt.zero_grad()
+            loss(lib, W, b, X, Y).backward()
+            opt.step()
+            trajectory.append(np.concatenate([W.detach().numpy().ravel(), b.detach().numpy()]))
+        assert len(opt.param_groups) == 2 and opt.param_groups[1]["lr"] == LRS[1]
+        trajectories.append(np.array(trajectory))
+    ours, theirs = trajectories
+    np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=1e-13)
+    assert (ours[:5, -3:] == arrays[1]).all()  # b did not move before it joined
