@@ -32,6 +32,11 @@ def sequential_three(S, opt):
     return S.SequentialLR(opt, parts, milestones=[10, 25])
 
 
+def chained(S, opt):
+    parts = [S.ExponentialLR(opt, 0.95), S.MultiStepLR(opt, [10, 20], 0.5), S.ConstantLR(opt)]
+    return S.ChainedScheduler(parts)
+
+
 # name -> (optimizer, its options, the schedule built from a scheduler module S)
 CASES = {
     "step": ("SGD", {}, lambda S, o: S.StepLR(o, step_size=7, gamma=0.3)),
@@ -66,6 +71,10 @@ CASES = {
         {},
         lambda S, o: S.OneCycleLR(o, 0.01, total_steps=70, pct_start=0.25, div_factor=10.0),
     ),
+    "multiplicative": ("SGD", {}, lambda S, o: S.MultiplicativeLR(o, lambda t: 0.9 + 0.001 * t)),
+    "constant": ("SGD", {}, lambda S, o: S.ConstantLR(o, factor=0.4, total_iters=6)),
+    "polynomial": ("SGD", {}, lambda S, o: S.PolynomialLR(o, total_iters=45, power=2.0)),
+    "chained": ("SGD", {}, chained),
     "sequential": ("SGD", {}, sequential),
     "sequential_three": ("SGD", {}, sequential_three),
 }
@@ -159,7 +168,9 @@ def test_reduce_on_plateau_waits_patience_then_cools_down():
     assert scheduler.get_last_lr()[1] == 0.02  # never below min_lr
 
 
-@pytest.mark.parametrize("case", ["step", "cosine", "one_cycle", "sequential", "warm_restarts"])
+@pytest.mark.parametrize(
+    "case", ["step", "cosine", "one_cycle", "sequential", "warm_restarts", "chained", "polynomial"]
+)
 def test_state_dict_round_trip_continues_the_schedule(case):
     whole, _, _ = run(tg, case, steps=40)
     _, _, first = run(tg, case, steps=15)

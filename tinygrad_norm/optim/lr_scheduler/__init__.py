@@ -22,7 +22,17 @@ the optimizer.
 """
 
 from .base import LRScheduler, _LRScheduler
-from .combine import SequentialLR
+from .combine import ChainedScheduler, SequentialLR
 from .cycles import CosineAnnealingWarmRestarts, OneCycleLR
-from .decay import CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, MultiStepLR, StepLR
+from .decay import (
+    ConstantLR,
+    CosineAnnealingLR,
+    ExponentialLR,
+    LambdaLR,
+    LinearLR,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    StepLR,
+)
 from .plateau import ReduceLROnPlateau

@@ -1,4 +1,5 @@
-"""SequentialLR: one schedule after another (say, a linear warm-up, then a cosine decay)."""
+"""Schedules of schedules: SequentialLR (one after another, say a linear warm-up and then a
+cosine decay) and ChainedScheduler (several at once, their factors multiplied)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,42 @@ from .base import LRScheduler
 from .plateau import ReduceLROnPlateau
 
 
-class SequentialLR(LRScheduler):
+def _check_schedulers(combined, schedulers, optimizer) -> None:
+    name = type(combined).__name__
+    if len(schedulers) < 1:
+        raise ValueError(f"{name} expects at least one scheduler, got none")
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{name}: schedulers[{i}] is not a scheduler")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{name}: schedulers[{i}] is a ReduceLROnPlateau, whose step() needs the "
+                "metric; step it yourself instead"
+            )
+        if scheduler.optimizer is not optimizer:
+            raise ValueError(
+                f"{name}: schedulers[{i}] ({type(scheduler).__name__}) drives another "
+                "optimizer; every scheduler must be built on the same optimizer"
+            )
+
+
+class _Combined(LRScheduler):
+    """state_dict of a schedule of schedules: its own attributes and each inner state_dict."""
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, scheduler_state in zip(self._schedulers, saved):
+            scheduler.load_state_dict(scheduler_state)
+
+
+class SequentialLR(_Combined):
     """Run `schedulers[0]` until epoch `milestones[0]`, then `schedulers[1]` (restarted at its
     own epoch 0) until `milestones[1]`, and so on. All must drive `optimizer`.
 
@@ -27,21 +63,7 @@ class SequentialLR(LRScheduler):
     """
 
     def __init__(self, optimizer, schedulers: list, milestones: list[int], last_epoch: int = -1):
-        if len(schedulers) < 1:
-            raise ValueError("SequentialLR expects at least one scheduler, got none")
-        for i, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(f"SequentialLR: schedulers[{i}] is not a scheduler")
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"SequentialLR: schedulers[{i}] is a ReduceLROnPlateau, whose step() needs "
-                    "the metric; step it yourself instead"
-                )
-            if scheduler.optimizer is not optimizer:
-                raise ValueError(
-                    f"SequentialLR: schedulers[{i}] ({type(scheduler).__name__}) drives another "
-                    "optimizer; every scheduler must be built on the same optimizer"
-                )
+        _check_schedulers(self, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"SequentialLR expects one milestone fewer than schedulers, got "
@@ -77,14 +99,18 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
 
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for scheduler, scheduler_state in zip(self._schedulers, saved):
-            scheduler.load_state_dict(scheduler_state)
+class ChainedScheduler(_Combined):
+    """Step several schedules together each epoch; as they are chainable, their factors
+    multiply (say, an ExponentialLR decay with a MultiStepLR drop)."""
+
+    def __init__(self, schedulers: list, optimizer=None):
+        optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
+        _check_schedulers(self, schedulers, optimizer)
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = self._current_lrs()
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = self._current_lrs()

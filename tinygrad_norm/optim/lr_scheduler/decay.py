@@ -1,5 +1,6 @@
-"""Schedules that decay the learning rate by a rule of the epoch: LambdaLR, StepLR, MultiStepLR,
-ExponentialLR, LinearLR, CosineAnnealingLR. All but LambdaLR are chainable, as in PyTorch."""
+"""Schedules that set the learning rate by a rule of the epoch: LambdaLR, MultiplicativeLR,
+StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR, PolynomialLR, CosineAnnealingLR.
+All but LambdaLR are chainable, as in PyTorch."""
 
 from __future__ import annotations
 
@@ -8,23 +9,12 @@ import types
 from bisect import bisect_right
 from collections import Counter
 
-from .base import LRScheduler, _per_group
+from .base import LRScheduler, _check_optimizer, _per_group
 
 
-class LambdaLR(LRScheduler):
-    """lr_t = base_lr * lr_lambda(t): any schedule, as a function of the epoch t.
-
-    `lr_lambda` is one function, or a list with one per parameter group. Not chainable.
-    `state_dict` saves a callable object's attributes, not a plain function (nor a lambda).
-    """
-
-    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
-    def get_lr(self) -> list[float]:
-        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+class _LambdaState:
+    """state_dict for schedules of functions: a callable object's attributes are saved, a plain
+    function (or lambda) is not (it cannot be), as in PyTorch."""
 
     def state_dict(self) -> dict:
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -40,6 +30,42 @@ class LambdaLR(LRScheduler):
         for f, saved in zip(self.lr_lambdas, saved_lambdas):
             if saved is not None:
                 f.__dict__.update(saved)
+
+
+def _lambdas(scheduler, optimizer, lr_lambda) -> list:
+    _check_optimizer(scheduler, optimizer)
+    lambdas = _per_group("lr_lambda", optimizer, lr_lambda)
+    for f in lambdas:
+        if not callable(f):
+            raise TypeError(f"lr_lambda should be a function, but got {type(f).__name__}")
+    return lambdas
+
+
+class LambdaLR(_LambdaState, LRScheduler):
+    """lr_t = base_lr * lr_lambda(t): any schedule, as a function of the epoch t.
+
+    `lr_lambda` is one function, or a list with one per parameter group. Not chainable.
+    """
+
+    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
+        self.lr_lambdas = _lambdas(self, optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    """lr_t = lr_{t-1} * lr_lambda(t): each epoch multiplies the rate by a factor."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch: int = -1):
+        self.lr_lambdas = _lambdas(self, optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current_lrs()
+        return [lr * f(self.last_epoch) for f, lr in zip(self.lr_lambdas, self._current_lrs())]
 
 
 class StepLR(LRScheduler):
@@ -93,6 +119,29 @@ class ExponentialLR(LRScheduler):
         return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """lr_t = base_lr * factor for t < total_iters, then base_lr (a constant warm-up)."""
+
+    def __init__(
+        self, optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1
+    ):
+        if not 0 <= factor <= 1:
+            raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current_lrs()]
+        if self.last_epoch != self.total_iters:
+            return self._current_lrs()
+        return [lr * (1.0 / self.factor) for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        done = self.last_epoch >= self.total_iters
+        return [base * (self.factor + done * (1 - self.factor)) for base in self.base_lrs]
+
+
 class LinearLR(LRScheduler):
     """The factor on base_lr moves linearly from `start_factor` to `end_factor` over
     `total_iters` epochs, then stays:  lr_t = base_lr * (s + (e - s) * min(t, T) / T)."""
@@ -128,6 +177,25 @@ class LinearLR(LRScheduler):
         fraction = min(self.total_iters, self.last_epoch) / self.total_iters
         factor = self.start_factor + (self.end_factor - self.start_factor) * fraction
         return [base * factor for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr_t = base_lr * (1 - min(t, total_iters) / total_iters)^power: down to 0 at total_iters."""
+
+    def __init__(self, optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current_lrs()
+        t, T = self.last_epoch, self.total_iters
+        factor = ((1.0 - t / T) / (1.0 - (t - 1) / T)) ** self.power
+        return [lr * factor for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        left = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * left**self.power for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
