@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
+from ..nn.module import Module
 from ..tensor import Tensor
 
 _PASS_PARAMETERS = (
@@ -232,8 +233,6 @@ def start_step(param, grad, state, group, names, fill: float = 0.0):
 
 
 def _is_module(obj) -> bool:
-    from ..nn.module import Module
-
     return isinstance(obj, Module)
 
 

@@ -24,6 +24,7 @@ compares alike, and reports both ways). Environment variables do the same withou
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 from pathlib import Path
@@ -58,8 +59,6 @@ def tune_malloc(mmap_threshold: int = MMAP_THRESHOLD_MAX, trim_threshold: int = 
 def _glibc_mallopt():
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes  # here, not at the top: most programs never call tune_malloc
-
     try:
         libc = ctypes.CDLL("libc.so.6")
         mallopt = libc.mallopt
@@ -71,8 +70,6 @@ def _glibc_mallopt():
 
 def _openblas_call(name: str, *args) -> int | None:
     """Call `openblas_<name>` in NumPy's OpenBLAS (None if NumPy uses another BLAS)."""
-    import ctypes  # here, not at the top: most programs never call blas_threads
-
     try:
         maps = Path("/proc/self/maps").read_text()
     except OSError:
