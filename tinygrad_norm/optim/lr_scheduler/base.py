@@ -69,7 +69,9 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advance the schedule by one (call it after `optimizer.step()`), or jump to `epoch`."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+        # Optimizer.step notes that it ran (an optimizer with its own step() cannot tell).
+        records = type(self.optimizer).step is Optimizer.step
+        if self._step_count == 1 and records and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(
                 f"{type(self).__name__}.step() was called before optimizer.step(): the first "
                 "learning rate of the schedule is skipped. Call optimizer.step() first, then "
