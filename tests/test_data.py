@@ -146,6 +146,10 @@ def test_random_sampler_num_samples_and_replacement():
     assert len(longer) == 10 and all(counts[i] in (2, 3) for i in range(4))  # 2 perms + 2
     drawn = list(RandomSampler(range(3), replacement=True, num_samples=300, generator=seeded()))
     assert len(drawn) == 300 and set(drawn) == {0, 1, 2}
+    endless = iter(RandomSampler(range(3), replacement=True, num_samples=int(1e10)))
+    assert {next(endless) for _ in range(10000)} == {0, 1, 2}  # drawn as used (minGPT's way)
+    endless = DataLoader(range(3), sampler=RandomSampler(range(3), True, int(1e10)), batch_size=4)
+    assert len(endless) == 2_500_000_000 and next(iter(endless)).shape == (4,)
     with pytest.raises(ValueError, match="num_samples"):
         RandomSampler(range(3), num_samples=0)
     with pytest.raises(TypeError, match="replacement"):

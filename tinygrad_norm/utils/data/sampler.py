@@ -12,6 +12,8 @@ import numpy as np
 from ... import random
 from ...tensor import Tensor
 
+_CHUNK = 4096  # draws with replacement are made this many at a time, as they are used
+
 
 def _numpy_rng(generator=None) -> np.random.Generator:
     """The `numpy.random.Generator` to draw from: the global one for None, else the one inside
@@ -86,8 +88,10 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n, rng = len(self.data_source), _numpy_rng(self.generator)
-        if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples).tolist()
+        if self.replacement:  # in chunks: minGPT asks for num_samples=int(1e10)
+            for start in range(0, self.num_samples, _CHUNK):
+                size = min(_CHUNK, self.num_samples - start)
+                yield from rng.integers(0, n, size=size).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()
@@ -144,8 +148,12 @@ class WeightedRandomSampler(Sampler):
     def __iter__(self):
         p = self.weights / self.weights.sum()
         rng = _numpy_rng(self.generator)
-        draws = rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p)
-        yield from draws.tolist()
+        if not self.replacement:
+            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
+            return
+        for start in range(0, self.num_samples, _CHUNK):
+            size = min(_CHUNK, self.num_samples - start)
+            yield from rng.choice(len(p), size=size, p=p).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
