@@ -12,7 +12,7 @@ OPTIONAL = {"graphviz", "tqdm", "matplotlib", "torch", "selenium", "IPython", "t
 MAX_LINES = 500
 # Files whose function-local imports are being moved by work in progress (remove when done).
 PENDING = {"cli/bench.py", "cli/train.py", "data/tasks.py", "ops/fused/attention.py"}
-PENDING |= {"ops/fused/cross_entropy.py", "optim.py", "utils.py"}
+PENDING |= {"ops/fused/cross_entropy.py"}
 
 
 def module_name(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""SGD, Adam and AdamW against PyTorch: the same 20-step trajectories in float64, with two
+"""Every optimizer against PyTorch: the same 20-step trajectories in float64, with two
 parameter groups of different learning rates, and the same optimizer state.
 
 Skipped when PyTorch is not installed; `make test-oracle` installs it.
@@ -28,7 +28,30 @@ CASES = {
     "adam_amsgrad_weight_decay": ("Adam", dict(amsgrad=True, weight_decay=0.05)),
     "adamw": ("AdamW", {}),
     "adamw_strong_decay": ("AdamW", dict(weight_decay=0.5, amsgrad=True)),
+    "adamw_maximize": ("AdamW", dict(maximize=True)),
+    "adam_maximize_amsgrad": ("Adam", dict(maximize=True, amsgrad=True)),
+    "rmsprop": ("RMSprop", {}),
+    "rmsprop_momentum_centered": ("RMSprop", dict(momentum=0.8, centered=True, alpha=0.9)),
+    "rmsprop_weight_decay_maximize": ("RMSprop", dict(weight_decay=0.1, maximize=True)),
+    "adagrad": ("Adagrad", {}),
+    "adagrad_decay_initial": ("Adagrad", dict(lr_decay=0.05, initial_accumulator_value=0.3)),
+    "adagrad_weight_decay_maximize": ("Adagrad", dict(weight_decay=0.1, maximize=True)),
+    "adadelta": ("Adadelta", dict(lr=5.0)),
+    "adadelta_rho_weight_decay": ("Adadelta", dict(rho=0.7, weight_decay=0.1, eps=1e-4)),
+    "adadelta_maximize": ("Adadelta", dict(maximize=True)),
+    "adamax": ("Adamax", {}),
+    "adamax_weight_decay_maximize": ("Adamax", dict(weight_decay=0.1, maximize=True)),
+    "nadam": ("NAdam", {}),
+    "nadam_weight_decay": ("NAdam", dict(weight_decay=0.1, momentum_decay=0.01)),
+    "nadam_decoupled": ("NAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
+    "radam": ("RAdam", {}),
+    "radam_short_memory": ("RAdam", dict(betas=(0.9, 0.8), weight_decay=0.1)),
+    "radam_decoupled_maximize": (
+        "RAdam",
+        dict(decoupled_weight_decay=True, weight_decay=0.2, maximize=True),
+    ),
 }
+WITH_BETAS = {"Adam", "AdamW", "Adamax", "NAdam", "RAdam"}
 
 
 def data(seed=0):
@@ -47,9 +70,19 @@ def make_groups(W, b, case):
     second = {"params": [b], "lr": LRS[1]}
     if "momentum" in options:
         second["momentum"] = 0.6
-    if name != "SGD":
+    if name in WITH_BETAS:
         second["betas"] = (0.7, 0.95)
     return name, [{"params": [W], "lr": LRS[0]}, second], options
+
+
+@pytest.fixture(autouse=True)
+def torch_float64_scalars():
+    """PyTorch keeps scalar optimizer state (NAdam's mu_product) in the default dtype: float64
+    here, as ours, so that the trajectories compare at float64 precision."""
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(saved)
 
 
 def run(lib, case, arrays, steps=STEPS, opt_state=None):
@@ -104,7 +137,9 @@ def test_trajectory_equals_pytorch(case):
         assert {k: v for k, v in t.items() if k in g} == g
 
 
-@pytest.mark.parametrize("case", ["sgd_nesterov", "adam_amsgrad", "adamw"])
+@pytest.mark.parametrize(
+    "case", ["sgd_nesterov", "adam_amsgrad", "adamw", "rmsprop_momentum_centered", "nadam"]
+)
 def test_loading_pytorch_optimizer_state_continues_its_trajectory(case):
     arrays = data(1)
     theirs, _ = run(torch, case, arrays, steps=STEPS)
@@ -113,3 +148,27 @@ def test_loading_pytorch_optimizer_state_continues_its_trajectory(case):
     resumed, _ = run(tg, case, [W, b, *arrays[2:]], steps=10, opt_state=numpy_state(torch_opt))
     for x, y in zip(resumed[-1], theirs[-1]):
         np.testing.assert_allclose(x, y, rtol=RTOL, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", ["sgd_momentum", "adam_amsgrad", "rmsprop", "nadam", "radam"])
+def test_add_param_group_mid_training_equals_pytorch(case):
+    """The bias joins after 5 steps, in a group of its own with its own lr."""
+    name, options = CASES[case]
+    arrays, trajectories = data(2), []
+    for lib in (tg, torch):
+        W, b = (lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays[:2])
+        X, Y = (lib.tensor(a, dtype=lib.float64) for a in arrays[2:])
+        opt = getattr(lib.optim, name)([W], lr=LRS[0], **options)
+        trajectory = []
+        for step in range(12):
+            if step == 5:
+                opt.add_param_group({"params": [b], "lr": LRS[1]})
+            opt.zero_grad()
+            loss(lib, W, b, X, Y).backward()
+            opt.step()
+            trajectory.append(np.concatenate([W.detach().numpy().ravel(), b.detach().numpy()]))
+        assert len(opt.param_groups) == 2 and opt.param_groups[1]["lr"] == LRS[1]
+        trajectories.append(np.array(trajectory))
+    ours, theirs = trajectories
+    np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=1e-13)
+    assert (ours[:5, -3:] == arrays[1]).all()  # b did not move before it joined

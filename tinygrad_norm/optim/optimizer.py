@@ -1,28 +1,17 @@
-"""Optimizers: SGD, Adam and AdamW, with PyTorch's parameter groups and update rules.
+"""The optimizer base class: parameter groups, per-parameter state, `zero_grad`, `state_dict`.
 
-An optimizer holds the parameters to train, in groups that each carry their own options
-(`lr`, `weight_decay`, ...), plus a per-parameter `state` (momentum buffers, moment estimates).
-`step()` reads each parameter's `.grad` and changes `.data` in place with NumPy: the update is
-not part of any graph. Parameters whose `.grad` is None are skipped.
-
->>> import tinygrad_norm as tg
->>> w = tg.tensor([1.0, -2.0], requires_grad=True)
->>> opt = tg.optim.SGD([w], lr=0.1)
->>> (w * w).sum().backward()       # grad = 2w
->>> opt.step()                     # w <- w - 0.1 * 2w
->>> w
-tensor([ 0.8000, -1.6000], requires_grad=True)
->>> opt.zero_grad()                # grad = None, ready for the next backward
+Subclasses (sgd.py, adam.py, others.py) define only `_update`, one parameter's step; they read
+and write the parameter's array through `param_array`, the one place that knows where a
+Tensor keeps its NumPy array.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from .autograd.grad_mode import enable_grad
-from .tensor import Tensor
+from ..autograd.grad_mode import enable_grad
+from ..nn.module import Module
+from ..tensor import Tensor
 
 _PASS_PARAMETERS = (
     "pass model.parameters(), a list of tensors created with requires_grad=True, or a list of "
@@ -35,8 +24,11 @@ class Optimizer:
 
     `params` is an iterable of Tensors (one group) or of dicts, each with a `"params"` entry
     and any options that override `defaults` for that group. A subclass defines
-    `_update(param, grad, state, group)`, which changes `param.data` in place.
+    `_update(param, grad, state, group)`, which changes `param_array(param)` in place.
+    State entries named in `_scalar_state` are Python floats (NAdam's `mu_product`).
     """
+
+    _scalar_state: tuple[str, ...] = ()
 
     def __init__(self, params, defaults: dict):
         self.defaults = dict(defaults)
@@ -111,7 +103,7 @@ class Optimizer:
                     p.grad = None
                 else:
                     p.grad = p.grad.detach()
-                    p.grad.data[...] = 0
+                    param_array(p.grad)[...] = 0
 
     def step(self, closure=None):
         """Update every parameter that has a gradient. `closure`, if given, recomputes the
@@ -120,6 +112,7 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        self._opt_called = True  # for the schedulers' "scheduler.step() before optimizer.step()"
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -131,7 +124,7 @@ class Optimizer:
                         "shape (was .grad assigned by hand?)"
                     )
                 state = self.state.get(p, {})
-                self._update(p, p.grad.data, state, group)
+                self._update(p, param_array(p.grad), state, group)
                 p._bump_version()  # an in-place change: graphs that saved p must notice
                 if state:
                     self.state[p] = state
@@ -185,9 +178,11 @@ class Optimizer:
             p = by_index[index]
             state[p] = {}
             for key, value in saved_state.items():
-                value = _copy(value.data if isinstance(value, Tensor) else value)
+                value = _copy(param_array(value) if isinstance(value, Tensor) else value)
                 if key == "step":
                     value = int(value)  # a count: never a float32 array
+                elif key in self._scalar_state:
+                    value = float(value)
                 elif isinstance(value, np.ndarray):
                     if value.shape != p.shape:
                         raise ValueError(
@@ -209,9 +204,36 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-def _is_module(obj) -> bool:
-    from .nn.module import Module
+def param_array(t: Tensor) -> np.ndarray:
+    """The NumPy array behind a parameter (or its `.grad`), which the optimizers change in
+    place. Every optimizer reads and writes parameters through this one function."""
+    return t.data
 
+
+def start_step(param, grad, state, group, names, fill: float = 0.0):
+    """What every adaptive optimizer's step does first: create the state arrays `names` (filled
+    with `fill`) at the first step, count the step, negate the gradient if `maximize`, and
+    apply the weight decay: to the parameter if `decoupled_weight_decay` (p <- p (1 - lr wd)),
+    else as an L2 term in the gradient (g <- g + wd p).
+    Returns (the parameter's array, the gradient to use, the step number t >= 1)."""
+    p = param_array(param)
+    if not state:
+        state["step"] = 0
+        for name in names:
+            state[name] = np.full_like(p, fill)
+    state["step"] += 1
+    if group["maximize"]:
+        grad = -grad
+    weight_decay = group["weight_decay"]
+    if weight_decay != 0:
+        if group.get("decoupled_weight_decay", False):
+            p *= 1 - group["lr"] * weight_decay
+        else:
+            grad = grad + weight_decay * p
+    return p, grad, state["step"]
+
+
+def _is_module(obj) -> bool:
     return isinstance(obj, Module)
 
 
@@ -255,170 +277,3 @@ def _check_options(lr=0.0, eps=0.0, weight_decay=0.0, momentum=0.0, betas=(0.0, 
     for i, beta in enumerate(betas):
         if not 0.0 <= beta < 1.0:
             raise ValueError(f"invalid beta parameter at index {i}: {beta} (it must be in [0, 1))")
-
-
-class SGD(Optimizer):
-    """Stochastic gradient descent, optionally with momentum (PyTorch's formulation).
-
-    For each parameter p with gradient g, at step t:
-
-        g  <- -g                          if maximize
-        g  <- g + weight_decay * p        (L2 penalty, added to the gradient)
-        b  <- g                           at the first step (no dampening),
-        b  <- momentum * b + (1 - dampening) * g    afterwards       (only if momentum != 0)
-        g  <- g + momentum * b            if nesterov, else  g <- b  (only if momentum != 0)
-        p  <- p - lr * g
-
-    Note the velocity form: lr multiplies the whole buffer (unlike Sutskever et al., where the
-    buffer accumulates lr * g). `nesterov` needs momentum > 0 and dampening = 0.
-    """
-
-    def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        momentum: float = 0,
-        dampening: float = 0,
-        weight_decay: float = 0,
-        nesterov: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        _check_options(lr=lr, weight_decay=weight_decay, momentum=momentum)
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("nesterov momentum requires a momentum > 0 and zero dampening")
-        defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            dampening=dampening,
-            weight_decay=weight_decay,
-            nesterov=nesterov,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
-
-    def _update(self, param, grad, state, group) -> None:
-        momentum, weight_decay = group["momentum"], group["weight_decay"]
-        if group["maximize"]:
-            grad = -grad
-        if weight_decay != 0:
-            grad = grad + weight_decay * param.data
-        if momentum != 0:
-            buf = state.get("momentum_buffer")
-            if buf is None:
-                buf = state["momentum_buffer"] = np.array(grad, copy=True)
-            else:
-                buf *= momentum
-                buf += (1 - group["dampening"]) * grad
-            grad = grad + momentum * buf if group["nesterov"] else buf
-        param.data += -group["lr"] * grad
-
-
-class Adam(Optimizer):
-    """Adam (Kingma & Ba, 2015), PyTorch's formulation. For each parameter p with gradient g:
-
-        t  <- t + 1
-        g  <- -g                                          if maximize
-        p  <- p * (1 - lr * weight_decay)                 if decoupled_weight_decay (AdamW)
-        g  <- g + weight_decay * p                        otherwise (L2 penalty in the gradient)
-        m  <- beta1 * m + (1 - beta1) * g                 (first moment, m_0 = 0)
-        v  <- beta2 * v + (1 - beta2) * g²                (second moment, v_0 = 0)
-        v_max <- max(v_max, v)                            if amsgrad (then v_max replaces v)
-        p  <- p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-
-    The divisions by 1 - beta^t correct the bias of m and v towards their zero start.
-    """
-
-    def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        amsgrad: bool = False,
-        *,
-        maximize: bool = False,
-        decoupled_weight_decay: bool = False,
-    ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
-        defaults = dict(
-            lr=lr,
-            betas=tuple(betas),
-            eps=eps,
-            weight_decay=weight_decay,
-            amsgrad=amsgrad,
-            maximize=maximize,
-            decoupled_weight_decay=decoupled_weight_decay,
-        )
-        super().__init__(params, defaults)
-
-    def _update(self, param, grad, state, group) -> None:
-        lr, (beta1, beta2), weight_decay = group["lr"], group["betas"], group["weight_decay"]
-        if not state:
-            state["step"] = 0
-            state["exp_avg"] = np.zeros_like(param.data)
-            state["exp_avg_sq"] = np.zeros_like(param.data)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(param.data)
-        state["step"] += 1
-        t = state["step"]
-        if group["maximize"]:
-            grad = -grad
-        if weight_decay != 0:
-            if group["decoupled_weight_decay"]:
-                param.data *= 1 - lr * weight_decay
-            else:
-                grad = grad + weight_decay * param.data
-        # NOTE: in place, through one scratch array, where the plain formulas make nine
-        # temporaries per parameter; the scalars are Python floats, so a float32 parameter is
-        # updated in float32 (as PyTorch does) rather than through float64 temporaries.
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        scratch = np.subtract(grad, m)
-        scratch *= 1 - beta1
-        m += scratch  # m += (1 - beta1) * (g - m)
-        v *= beta2
-        np.multiply(grad, 1 - beta2, out=scratch)
-        scratch *= grad
-        v += scratch  # v = beta2 * v + (1 - beta2) * g * g
-        if group["amsgrad"]:
-            v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-        step_size = lr / (1 - beta1**t)
-        denom = np.sqrt(v, out=scratch)
-        denom /= math.sqrt(1 - beta2**t)
-        denom += group["eps"]  # denom = sqrt(v) / sqrt(1 - beta2^t) + eps
-        update = np.divide(m, denom, out=scratch)
-        update *= -step_size
-        param.data += update  # p -= step_size * m / denom
-
-
-class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov & Hutter, 2019): before the Adam step,
-
-        p <- p * (1 - lr * weight_decay)
-
-    instead of adding weight_decay * p to the gradient, so the decay is not rescaled by
-    Adam's per-coordinate step sizes. Default weight_decay=1e-2. See `Adam` for the rest.
-    """
-
-    def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
-        amsgrad: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        super().__init__(
-            params,
-            lr,
-            betas,
-            eps,
-            weight_decay,
-            amsgrad,
-            maximize=maximize,
-            decoupled_weight_decay=True,
-        )

@@ -1,4 +1,5 @@
-"""Process-wide settings that make training faster, each one asked for explicitly.
+"""Utilities: `tg.utils.data` (datasets and the DataLoader, as torch.utils.data), and
+process-wide settings that make training faster, each one asked for explicitly.
 
 `tune_malloc()`: keep large freed buffers in the process instead of returning them to the OS.
 `blas_threads(n)`: how many threads NumPy's matrix products use.
@@ -23,9 +24,12 @@ compares alike, and reports both ways). Environment variables do the same withou
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 from pathlib import Path
+
+from . import data
 
 M_TRIM_THRESHOLD = -1  # glibc's mallopt parameter numbers (malloc.h)
 M_MMAP_THRESHOLD = -3
@@ -55,8 +59,6 @@ def tune_malloc(mmap_threshold: int = MMAP_THRESHOLD_MAX, trim_threshold: int = 
 def _glibc_mallopt():
     if not sys.platform.startswith("linux"):
         return None
-    import ctypes  # here, not at the top: most programs never call tune_malloc
-
     try:
         libc = ctypes.CDLL("libc.so.6")
         mallopt = libc.mallopt
@@ -68,8 +70,6 @@ def _glibc_mallopt():
 
 def _openblas_call(name: str, *args) -> int | None:
     """Call `openblas_<name>` in NumPy's OpenBLAS (None if NumPy uses another BLAS)."""
-    import ctypes  # here, not at the top: most programs never call blas_threads
-
     try:
         maps = Path("/proc/self/maps").read_text()
     except OSError:
