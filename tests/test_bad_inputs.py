@@ -55,6 +55,28 @@ def _grad_of_another_shape():
     tg.optim.SGD([p], lr=0.1).step()
 
 
+def _leaf64():
+    return tg.tensor([0.5, 1.5], dtype=tg.float64, requires_grad=True)
+
+
+def _hook_of_another_shape():
+    x = tg.ones(2, requires_grad=True)
+    x.register_hook(lambda g: tg.ones(3))
+    (x * 2).sum().backward()
+
+
+def _in_place_on_a_view():
+    h = tg.ones(2, 3, requires_grad=True) * 2
+    h[0].mul_(3)
+
+
+def _saved_then_changed():
+    x, w = tg.ones(3, requires_grad=True), tg.ones(3)
+    y = x * w
+    w.mul_(2)
+    y.sum().backward()
+
+
 def _net():
     tg.manual_seed(0)
     return nn.Sequential(nn.Linear(2, 3), nn.LayerNorm(3))
@@ -299,6 +321,33 @@ CASES = [
     Case("load: an object array",
          lambda: _load_and_check_nothing_unpickled(_write_object_array), ValueError,
          "object array", ["'payload'", "weights.npz"], ["refused", "unpickling can run"]),
+    # --- found by probing as a PyTorch user would (issue: never a silent wrong gradient) --------
+    Case("tensor: integer beyond int64", lambda: tg.tensor(2**63), ValueError,
+         "Tensor", ["9223372036854775808", "int64"], ["dtype=tg.float64"]),
+    Case("mean: integer tensor", lambda: tg.tensor([1, 2]).mean(), RuntimeError,
+         "mean", ["int64"], ["x.float().mean()"]),
+    Case("var: integer tensor", lambda: tg.tensor([1, 2]).var(), RuntimeError,
+         "var", ["int64"], ["x.float().var()"]),
+    Case("sum: a dim twice", lambda: tg.ones(2, 3).sum(dim=(0, 0)), RuntimeError,
+         "sum", ["(0, 0)"], ["give each dim once"]),
+    Case("gradcheck: fn returns a float", lambda: tg.gradcheck(lambda x: 1.0, _leaf64()),
+         TypeError, "gradcheck", ["float", "1.0"], ["Tensor operations"]),
+    Case("gradcheck: fn returns None", lambda: tg.gradcheck(lambda x: None, _leaf64()),
+         TypeError, "gradcheck", ["NoneType"], ["Tensor operations"]),
+    Case("hook: returns another shape", _hook_of_another_shape, RuntimeError,
+         "hook", ["(2,)", "(3,)"], ["same shape"]),
+    Case("add_: result of another shape", lambda: tg.zeros(3).add_(tg.ones(2, 3)), RuntimeError,
+         "add_", ["(2, 3)", "(3,)"], ["y = x + z"]),
+    Case("add_: float into an int tensor", lambda: tg.tensor([1, 2]).add_(0.5), RuntimeError,
+         "add_", ["float32", "int64"], ["x.float()"]),
+    Case("zero_: a leaf that requires grad", lambda: tg.ones(2, requires_grad=True).zero_(),
+         RuntimeError, "zero_", ["leaf"], ["tg.no_grad()"]),
+    Case("mul_: a view of a tensor that requires grad", _in_place_on_a_view, RuntimeError,
+         "mul_", ["view"], ["clone()"]),
+    Case("backward: a saved tensor changed in place", _saved_then_changed, RuntimeError,
+         "MulBackward", ["version 1", "version 0", "[3]"], ["clone()"]),
+    Case("np.cbrt: on a tensor that requires grad", lambda: np.cbrt(_leaf64()), TypeError,
+         "np.cbrt", ["Tensor.cbrt"], ["x.detach()"]),
 ]  # fmt: skip
 
 

@@ -25,11 +25,23 @@ def to_array(data, dtype) -> np.ndarray:
             raise _bad_data(data) from None
         if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
             array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
-        elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
-            array = array.astype(np.int64)
+        elif array.dtype.kind in "iuO" and not _has_typed_leaf(data):
+            array = _as_int64(data, array)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(numeric_dtype(dtype))
+
+
+def _as_int64(data, array: np.ndarray) -> np.ndarray:
+    """Python integers as int64; one that does not fit is an error, never a wrapped number."""
+    big = array.dtype == np.uint64 and (array > np.iinfo(np.int64).max).any()
+    if big or array.dtype == object and all(isinstance(v, int) for v in array.flat):
+        raise ValueError(
+            f"Tensor: overflow: {data!r} holds an integer outside int64's range "
+            f"[{np.iinfo(np.int64).min}, {np.iinfo(np.int64).max}] (PyTorch: 'Overflow when "
+            "unpacking long long'); use a float (dtype=tg.float64) for numbers this large"
+        )
+    return array if array.dtype == object else array.astype(np.int64)
 
 
 def numeric_dtype(dtype) -> np.dtype:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..autograd.engine import run_backward, topological_sort
+from ..autograd.engine import run_backward
 from ..autograd.grad import grad
 from ..autograd.grad_mode import enable_grad
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
-from .localise import first_wrong_op
+from .localise import first_wrong_op, fixes_made
 from .numerical import (
     FiniteDifferences,
     compare,
@@ -233,14 +233,6 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
     return result
 
 
-def fixes_made(outputs) -> list[tuple[str, str]]:
-    """(op, what) for each change the engine made to what a backward of the outputs' graph
-    returned (`Context.fixes`): a NumPy array recorded as a constant, a dtype cast. Each once,
-    in the order the nodes run."""
-    nodes = topological_sort([o.grad_fn for o in outputs if o.grad_fn is not None])
-    return list(dict.fromkeys((node.name, fix) for node in nodes for fix in node.fixes))
-
-
 class _Backward:
     """The analytic side: vᵀJ from `autograd.grad`, each run twice, with what went wrong."""
 
@@ -442,6 +434,12 @@ def _requiring(leaves: tuple) -> list[int]:
 
 def _outputs(value) -> list:
     """What fn returned, as a list of Tensors."""
+    if not isinstance(value, (Tensor, tuple, list)):
+        raise TypeError(
+            f"gradcheck: fn must return a Tensor or a tuple of Tensors, but it returned "
+            f"{type(value).__name__} ({value!r:.40}); build the output with Tensor operations "
+            "on the inputs (a Python float or None carries no gradient to check)"
+        )
     values = [value] if isinstance(value, Tensor) else list(value)
     for i, v in enumerate(values):
         if not isinstance(v, Tensor):

@@ -109,3 +109,11 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
             element = tuple(int(i) for i in np.unravel_index(j, x.shape))
             return Culprit(node.name, slot, element, fd.central[0, j], analytic[0, j])
     return None
+
+
+def fixes_made(outputs) -> list[tuple[str, str]]:
+    """(op, what) for each change the engine made to what a backward of the outputs' graph
+    returned (`Context.fixes`): a NumPy array recorded as a constant, a dtype cast. Each once,
+    in the order the nodes run."""
+    nodes = topological_sort([o.grad_fn for o in outputs if o.grad_fn is not None])
+    return list(dict.fromkeys((node.name, fix) for node in nodes for fix in node.fixes))

@@ -114,6 +114,8 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
 
     U(-a, a) has variance a² / 3 = gain² * 2 / (fan_in + fan_out).
     """
+    if _empty(tensor):
+        return tensor
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std
@@ -122,9 +124,16 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
 
 def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     """Glorot & Bengio (2010): N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out))."""
+    if _empty(tensor):
+        return tensor
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     return normal_(tensor, 0.0, std)
+
+
+def _empty(tensor: Tensor) -> bool:
+    """A tensor with no elements: initialising it does nothing (as PyTorch, which warns)."""
+    return _data(tensor, "init").size == 0
 
 
 def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
@@ -143,6 +152,8 @@ def kaiming_uniform_(
 
     `nn.Linear`'s default is `kaiming_uniform_(w, a=sqrt(5))`, i.e. bound = 1 / sqrt(fan_in).
     """
+    if _empty(tensor):
+        return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
@@ -153,6 +164,8 @@ def kaiming_normal_(
     tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
 ) -> Tensor:
     """He et al. (2015): N(0, std²) with std = gain / sqrt(fan) (see `kaiming_uniform_`)."""
+    if _empty(tensor):
+        return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std)

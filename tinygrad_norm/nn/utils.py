@@ -29,7 +29,7 @@ def norm_except_dim(v, dim: int | None):
     if dim is None:
         return v.norm()
     axes = tuple(a for a in range(v.ndim) if a != dim)
-    return v.norm(dim=axes, keepdim=True)
+    return v.norm(dim=axes, keepdim=True) if axes else v.abs()  # no other axis: |v| itself
 
 
 class WeightNorm:

@@ -47,8 +47,8 @@ def scalar_dtype(x, dtype: np.dtype) -> np.dtype:
 
 def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` (None, an int, or a tuple/list of ints, negative allowed) as sorted axes >= 0."""
-    if dim is None:
-        return None
+    if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return None  # as PyTorch: no dims (dim=[] or ()) means every dim
     dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
     out = []
     rank = builtins.max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
@@ -61,7 +61,7 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
             )
         out.append(int(d) % rank)
     if len(set(out)) != len(out):
-        raise ValueError(f"{op}: dim {dim} names the same axis twice")
+        raise RuntimeError(f"{op}: dim {dim} names the same axis twice; give each dim once")
     return tuple(sorted(out)) if ndim else None
 
 
@@ -90,12 +90,31 @@ def _count(shape: tuple, dims) -> int:
 
 # --- reductions ---------------------------------------------------------------------------------
 def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    if x.dtype == np.float16:
+        return _in_float32(sum, x, dim, keepdim)
     return Sum.apply(x, normalize_dims("sum", dim, x.ndim), keepdim)
 
 
 def mean(x, dim=None, keepdim=False):
+    _require_floating("mean", x)
+    if x.dtype == np.float16:
+        return _in_float32(mean, x, dim, keepdim)
     dims = normalize_dims("mean", dim, x.ndim)
     return Sum.apply(x, dims, keepdim) / _count(x.shape, dims)
+
+
+def _in_float32(reduction, x, *args, **kwargs):
+    """A float16 reduction, accumulated in float32 as PyTorch does (the float16 mean of 1000
+    values of 100.0 is 100, not the inf of a float16 running sum), then rounded to float16."""
+    return reduction(x.to(np.float32), *args, **kwargs).to(np.float16)
+
+
+def _require_floating(op: str, x) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(
+            f"{op}: could not infer output dtype: the input is {x.dtype}, and {op} needs a "
+            f"floating-point input (as in PyTorch); convert it first, e.g. x.float().{op}()"
+        )
 
 
 def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
@@ -108,6 +127,9 @@ def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 
 def _var(op, x, dim, unbiased, keepdim, correction):
+    _require_floating(op, x)
+    if x.dtype == np.float16:
+        return _in_float32(_var, op, x, dim, unbiased, keepdim, correction)
     dims = normalize_dims(op, dim, x.ndim)
     correction = (1 if unbiased else 0) if correction is None else correction
     count = _count(x.shape, dims)

@@ -111,11 +111,14 @@ class InPlaceMethods:
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
-        value = C.as_tensor(value, self)
-        return self._change_in_place("fill_", lambda t: _replace(t, value.to(t.dtype)), value)
+        return self._fill("fill_", value)
 
     def zero_(self):
-        return self.fill_(0)
+        return self._fill("zero_", 0)
+
+    def _fill(self, op: str, value):
+        value = C.as_tensor(value, self)
+        return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 
     def uniform_(self, a=0.0, b=1.0):
         """Fill with values drawn uniformly from [a, b) by the global generator."""
