@@ -47,13 +47,23 @@ browser:
 	fi
 
 $(BIN)/python:
+	@echo "Creating the virtual environment $(VENV) ..."
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# What the demo needs, and nothing more: the package and its runtime dependencies.
+$(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
+	@echo "Installing tinygrad_norm and its runtime dependencies (numpy, graphviz, tqdm) ..."
+	$(BIN)/python -m pip install --progress-bar off --disable-pip-version-check -e . \
+		| grep -E '^(Collecting|Installing|Successfully)' || true
+	@$(BIN)/python -c "import tinygrad_norm" || { echo "the install failed: see above"; exit 1; }
+	touch $@
+
 # Reinstalled only when pyproject.toml changes.
 $(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
+	@echo "Installing tinygrad_norm with its test tools (the dev extra) ..."
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $@
+	touch $(VENV)/.stamp-run $@
 
 $(VENV)/.stamp-oracle: $(VENV)/.stamp-dev
 	$(BIN)/pip install --quiet '$(TORCH_PIN)'
@@ -86,7 +96,7 @@ format: venv
 	$(BIN)/ruff format .
 
 # Train a small GPT with the defaults (>= 99% held-out accuracy), then the gradient-check table.
-demo: venv
+demo: $(VENV)/.stamp-run
 	$(BIN)/python -m tinygrad_norm train
 	$(BIN)/python -m tinygrad_norm gradcheck
 

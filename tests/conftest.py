@@ -36,3 +36,19 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# --- one line that says why tests were skipped ---------------------------------------------------
+def pytest_terminal_summary(terminalreporter):
+    """End the run with the reasons for skips, counted: "381 oracle tests skipped: PyTorch not
+    installed; `make test-oracle` runs them" instead of a bare "381 skipped"."""
+    reasons: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else "skipped"
+        reason = reason.removeprefix("Skipped: ")
+        if "could not import 'torch'" in reason or "No module named 'torch'" in reason:
+            reason = "oracle tests skipped: PyTorch not installed; `make test-oracle` runs them"
+        reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{count} {reason}" if "tests skipped" in reason else
+                                    f"{count} skipped: {reason}")  # fmt: skip

@@ -166,12 +166,18 @@ CASES = [
      lambda x: np_nll(x, TARGET_ND, CLASS_WEIGHT), ((2, 4, 3),), True),
     ("mse_loss", lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean(),
      ((3, 4), (3, 4)), True),
-    ("mse_loss_sum_broadcast", lambda x, y: F.mse_loss(x, y, reduction="sum"),
+    ("mse_loss_sum_broadcast", lambda x, y: _mse_sum_warns_of_broadcast(x, y),
      lambda x, y: ((x - y) ** 2).sum(), ((3, 4), (4,)), True),
     ("mse_loss_none", lambda x, y: F.mse_loss(x, y, reduction="none"),
      lambda x, y: (x - y) ** 2, ((3, 4), (3, 4)), True),
 ]  # fmt: skip
 IDS = [c[0] for c in CASES]
+
+
+def _mse_sum_warns_of_broadcast(x, y):
+    """mse_loss of a (3, 4) input and a (4,) target: computed, with a warning that says so."""
+    with pytest.warns(UserWarning, match=r"target of shape \(4,\) differs from input"):
+        return F.mse_loss(x, y, reduction="sum")
 
 
 def arrays(shapes, seed=0):
