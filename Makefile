@@ -54,8 +54,8 @@ $(BIN)/python:
 # What the demo needs, and nothing more: the package and its runtime dependencies.
 $(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
 	@echo "Installing tinygrad_norm and its runtime dependencies (numpy, graphviz, tqdm) ..."
-	$(BIN)/python -m pip install --progress-bar off --disable-pip-version-check -e . \
-		| grep -E '^(Collecting|Installing|Successfully)' || true
+	@$(BIN)/python -m pip install --progress-bar off --disable-pip-version-check -e . \
+		| grep -E '^(Collecting|Processing|Installing|Successfully)' || true
 	@$(BIN)/python -c "import tinygrad_norm" || { echo "the install failed: see above"; exit 1; }
 	touch $@
 
