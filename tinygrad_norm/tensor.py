@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes
 from .autograd import engine
 from .autograd.engine import GraphTensor
+from .broadcast import broadcast_shape
 from .convert import numeric_dtype, to_array
 from .indexing import describe_index, ints_first, normalize_index
 from .learn.steps import backprop_steps
@@ -283,15 +284,7 @@ class Tensor(
         try:
             return op.apply(a, b)
         except ValueError:
-            try:
-                np.broadcast_shapes(a.shape, b.shape)
-            except ValueError:
-                raise ValueError(
-                    f"{op.__name__.lower()}: shapes {a.shape} and {b.shape} cannot "
-                    "be broadcast together: aligned from the right, each pair of "
-                    "sizes must be equal or one of them 1; reshape or unsqueeze "
-                    "one side"
-                ) from None
+            broadcast_shape(op.__name__.lower(), a.shape, b.shape)  # names the shapes
             raise
 
     def __add__(self, other):

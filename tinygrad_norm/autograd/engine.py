@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..broadcast import broadcasts_to
 from .anomaly import check_gradients, creation_site, is_anomaly_enabled
 from .features import (
     HINT,
@@ -190,7 +191,7 @@ class Context:
                 self.fixes.append(f"returned a NumPy array for input {i}")
             g = like._make(np.asarray(g))
         if g.data.shape != shape:
-            if not _expandable(shape, g.data.shape):
+            if not broadcasts_to(shape, g.data.shape):
                 raise RuntimeError(
                     f"{self.name}: backward returned a gradient of shape {g.data.shape} for "
                     f"input {i} of shape {shape}; a gradient must have the input's shape "
@@ -239,13 +240,6 @@ def _as_next_function(edge):
     if isinstance(edge, Context):
         return edge
     return AccumulateGrad(edge) if edge.requires_grad else None
-
-
-def _expandable(shape: tuple, target: tuple) -> bool:
-    """Can an array of `shape` be broadcast to `target` (so a gradient can be summed back)?"""
-    if len(shape) > len(target):
-        return False
-    return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
 
 
 def sum_to_shape(grad, shape: tuple):

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
 from ..tensor import Tensor
@@ -164,11 +165,7 @@ class Attention(Module):
                 "mask[:, None, None, :].bool()"
             )
         full = (B, self.n_head, T, T)
-        try:
-            ok = np.broadcast_shapes(mask.shape, full) == full
-        except ValueError:
-            ok = False
-        if not ok:
+        if not broadcasts_to(mask.shape, full):
             raise ValueError(
                 f"Attention: attn_mask of shape {mask.shape} does not broadcast to "
                 f"(B, n_head, T, T) = {full}; e.g. use (B, 1, 1, T) to hide keys per sample"

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ..broadcast import broadcast_shape, broadcasts_to
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
@@ -20,7 +21,6 @@ from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - 
 from ..random import generator
 from ..tensor import Tensor
 from .functional_norm import (  # shared helpers
-    _broadcasts_to,
     _constant,
     _maybe,
     batch_norm,
@@ -236,7 +236,7 @@ def scaled_dot_product_attention(
         attn_mask = np.tril(np.ones((length, source), dtype=bool))
     if attn_mask is not None:
         mask = attn_mask.data if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
-        if not _broadcasts_to(mask.shape, scores.shape):
+        if not broadcasts_to(mask.shape, scores.shape):
             raise ValueError(
                 f"scaled_dot_product_attention: attn_mask of shape {mask.shape} does not "
                 f"broadcast to the scores' shape {scores.shape}"
@@ -306,13 +306,13 @@ def _check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple) -> None
     """Input and target of different shapes: an error if they cannot broadcast, else PyTorch's
     warning, since broadcasting them is almost always a mistake ((N, 1) against (N,) gives an
     (N, N) loss)."""
-    try:
-        shape = np.broadcast_shapes(input_shape, target_shape)
-    except ValueError:
-        raise ValueError(
-            f"{op}: input of shape {input_shape} and target of shape {target_shape} do not "
-            "match (nor broadcast); give the target the input's shape"
-        ) from None
+    shape = broadcast_shape(
+        op,
+        input_shape,
+        target_shape,
+        names=("input", "target"),
+        fix="give the target the input's shape",
+    )
     warnings.warn(
         f"{op}: target of shape {target_shape} differs from input of shape {input_shape}; "
         f"they broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "

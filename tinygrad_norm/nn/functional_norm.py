@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
@@ -30,7 +31,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
     x = as_tensor(input)
     shape = _normalized_shape("layer_norm", x, normalized_shape)
     for name, t in (("weight", weight), ("bias", bias)):
-        if t is not None and not _broadcasts_to(np.shape(t), shape):
+        if t is not None and not broadcasts_to(np.shape(t), shape):
             raise ValueError(
                 f"layer_norm: {name} of shape {tuple(np.shape(t))} does not match "
                 f"normalized_shape {shape}"
@@ -56,7 +57,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     y = x * ((x * x).mean(dim=axes, keepdim=True) + eps).rsqrt()
     if weight is not None:
-        if not _broadcasts_to(np.shape(weight), shape):
+        if not broadcasts_to(np.shape(weight), shape):
             raise ValueError(
                 f"rms_norm: weight of shape {tuple(np.shape(weight))} does not match "
                 f"normalized_shape {shape}"
@@ -75,13 +76,6 @@ def _normalized_shape(op: str, x, normalized_shape) -> tuple:
             f"input has shape {x.shape}"
         )
     return shape
-
-
-def _broadcasts_to(shape: tuple, target: tuple) -> bool:
-    try:
-        return np.broadcast_shapes(tuple(shape), target) == target
-    except ValueError:
-        return False
 
 
 def _maybe(t):

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..autograd.engine import GraphTensor
+from ..broadcast import ShapeError, broadcast_shape
 from ..convert import to_array
 from ..dtypes import get_default_dtype
 from .elementwise import Where
@@ -293,14 +294,8 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
     _require_bool("where", "condition", condition, "True takes input, False takes other")
     like = input if isinstance(input, GraphTensor) else other
     a, b = as_tensor(input, like), as_tensor(other, like)
-    try:
-        np.broadcast_shapes(condition.shape, a.shape, b.shape)
-    except ValueError:
-        raise ValueError(
-            f"where: condition {condition.shape}, input {a.shape} and other "
-            f"{b.shape} cannot be broadcast to one shape: aligned from the right, each "
-            "size must be equal to the others or 1"
-        ) from None
+    names = ("condition", "input", "other")
+    broadcast_shape("where", condition.shape, a.shape, b.shape, names=names)
     return Where.apply(condition, a, b)
 
 
@@ -317,14 +312,7 @@ def masked_fill(x, mask, value):
     """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
     mask = np.asarray(mask.data if isinstance(mask, GraphTensor) else mask)
     _require_bool("masked_fill", "mask", mask, "True where value goes")
-    try:
-        np.broadcast_shapes(mask.shape, x.shape)
-    except ValueError:
-        raise ValueError(
-            f"masked_fill: mask of shape {mask.shape} cannot be broadcast with the tensor's "
-            f"shape {x.shape}: aligned from the right, each pair of sizes must be equal or "
-            "one of them 1"
-        ) from None
+    broadcast_shape("masked_fill", mask.shape, x.shape, names=("mask", "tensor"))
     return where(mask, value, x)
 
 
@@ -383,12 +371,12 @@ def matmul(a, b):
     """Matrix product with NumPy's rules: (n,k)@(k,m), batches broadcast, vectors promoted."""
     a, b = _pair(a, b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(
+        raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "
             f"{a.shape} and {b.shape}; use * to multiply by a scalar"
         )
     if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-        raise ValueError(
+        raise ShapeError(
             f"matmul: cannot multiply shapes {a.shape} and {b.shape}: the last size "
             f"of the first ({a.shape[-1]}) must equal the "
             f"{'second-to-last' if b.ndim > 1 else 'only'} size of the second "
@@ -403,7 +391,7 @@ def matmul(a, b):
     try:
         out = MatMul.apply(a, b)
     except ValueError:
-        raise ValueError(  # only reached with two matrices or batches: no vector was promoted
+        raise ShapeError(  # only reached with two matrices or batches: no vector was promoted
             f"matmul: cannot multiply shapes {a.shape} and {b.shape}: their batch shapes "
             f"{a.shape[:-2]} and {b.shape[:-2]} cannot be broadcast together (aligned from "
             "the right, each pair of batch sizes must be equal or one of them 1)"

@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from ..broadcast import ShapeError, broadcasts_to
 from .composite import _require_int_dim, as_tensor, normalize_dims
 from .movement import Cat, Expand, Permute, Reshape
 
@@ -31,7 +32,7 @@ def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
     if len(unknown) == 1 and known and count % known == 0:
         sizes = sizes[: unknown[0]] + (count // known,) + sizes[unknown[0] + 1 :]
     if len(unknown) > 1 or any(s < 0 for s in sizes) or math.prod(sizes) != count:
-        raise ValueError(
+        raise ShapeError(
             f"{op}: cannot view a tensor of shape {shape} ({count} elements) as "
             f"shape {sizes}; the number of elements must stay the same (one size "
             "may be -1 to infer it)"
@@ -63,7 +64,7 @@ def integer_sizes(op: str, sizes) -> tuple:
 def permute(x, *dims):
     dims = _sizes(dims, "permute")
     if sorted(d % builtins.max(x.ndim, 1) for d in dims) != list(range(x.ndim)):
-        raise ValueError(
+        raise ShapeError(
             f"permute: dims {dims} must name each of the {x.ndim} axes of shape "
             f"{x.shape} exactly once"
         )
@@ -87,16 +88,12 @@ def expand(x, *sizes):
     sizes = _sizes(sizes, "expand")
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise ValueError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
+        raise ShapeError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
-    try:
-        np.broadcast_shapes(x.shape, shape)
-        if np.broadcast_shapes(x.shape, shape) != shape:
-            raise ValueError
-    except ValueError:
-        raise ValueError(
+    if not broadcasts_to(x.shape, shape):
+        raise ShapeError(
             f"expand: cannot expand shape {x.shape} to {sizes}: a size can only grow where it is 1"
-        ) from None
+        )
     return x if shape == x.shape else Expand.apply(x, shape)
 
 
@@ -134,7 +131,7 @@ def repeat(x, *sizes):
     """Tile the tensor `sizes[i]` times along axis i (like np.tile): expand, then reshape."""
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < x.ndim:
-        raise ValueError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
+        raise ShapeError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
     shape = (1,) * (len(sizes) - x.ndim) + x.shape
     interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
     expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)
@@ -145,7 +142,7 @@ def repeat(x, *sizes):
 def cat(tensors, dim=0):
     """Join tensors along an existing axis; all other sizes must match."""
     if not tensors:
-        raise ValueError("cat: expected a non-empty list of tensors")
+        raise ShapeError("cat: expected a non-empty list of tensors")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
     _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
     (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
@@ -153,7 +150,7 @@ def cat(tensors, dim=0):
     rest = first[:axis] + first[axis + 1 :]
     for i, t in enumerate(tensors):
         if t.ndim != len(first) or t.shape[:axis] + t.shape[axis + 1 :] != rest:
-            raise ValueError(
+            raise ShapeError(
                 f"cat: tensor {i} has shape {t.shape} but tensor 0 has shape {first}; "
                 f"all sizes except along dim {dim} must match"
             )
@@ -163,11 +160,11 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """Join tensors of one shape along a new axis `dim`."""
     if not tensors:
-        raise ValueError("stack: expected a non-empty list of tensors")
+        raise ShapeError("stack: expected a non-empty list of tensors")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
     shapes = {t.shape for t in tensors}
     if len(shapes) != 1:
-        raise ValueError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
+        raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
     return cat([t.unsqueeze(dim) for t in tensors], dim)
 
 
@@ -179,7 +176,7 @@ def split(x, split_size_or_sections, dim=0):
     if isinstance(split_size_or_sections, (int, np.integer)):
         size = int(split_size_or_sections)
         if size <= 0:
-            raise ValueError(f"split: the split size must be positive, got {size}")
+            raise ShapeError(f"split: the split size must be positive, got {size}")
         sizes = [builtins.min(size, length - start) for start in range(0, length, size)] or [0]
     elif not isinstance(split_size_or_sections, (tuple, list)):
         raise TypeError(
@@ -188,7 +185,7 @@ def split(x, split_size_or_sections, dim=0):
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != length:
-            raise ValueError(
+            raise ShapeError(
                 f"split: sizes {sizes} add up to {builtins.sum(sizes)}, but dim "
                 f"{dim} of shape {x.shape} has size {length}"
             )
@@ -204,7 +201,7 @@ def chunk(x, chunks, dim=0):
     _require_axis("chunk", x, "a 0-d tensor has nothing to cut")
     (axis,) = normalize_dims("chunk", dim, x.ndim)
     if not isinstance(chunks, (int, np.integer)) or chunks <= 0:
-        raise ValueError(f"chunk: chunks must be a positive integer, got {chunks!r}")
+        raise ShapeError(f"chunk: chunks must be a positive integer, got {chunks!r}")
     if x.shape[axis] == 0:  # `chunks` empty pieces, as in PyTorch
         return split(x, [0] * chunks, dim)
     return split(x, -(-x.shape[axis] // chunks), dim)
@@ -212,4 +209,4 @@ def chunk(x, chunks, dim=0):
 
 def _require_axis(op: str, x, hint: str) -> None:
     if x.ndim == 0:
-        raise ValueError(f"{op}: needs a tensor with at least 1 dimension, got a 0-d one; {hint}")
+        raise ShapeError(f"{op}: needs a tensor with at least 1 dimension, got a 0-d one; {hint}")

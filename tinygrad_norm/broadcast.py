@@ -1,0 +1,37 @@
+"""Broadcasting, checked in one place: which shapes combine, and the error when they do not.
+
+NumPy's rule (PyTorch's too): align the shapes from the right; each pair of sizes must be equal,
+or one of them 1 (it is then stretched). `(2, 1, 4)` and `(3, 1)` give `(2, 3, 4)`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that do not fit together. A RuntimeError, as PyTorch raises for a shape mismatch
+    (so PyTorch code that catches it still works), and a ValueError, as NumPy raises."""
+
+
+def broadcast_shape(op: str, *shapes, names=None, fix="reshape or unsqueeze one side") -> tuple:
+    """The shape `shapes` broadcast to, or a ShapeError that names `op` and every shape.
+
+    >>> broadcast_shape("add", (2, 1, 4), (3, 1))
+    (2, 3, 4)
+    """
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        named = [f"{n} {s}" for n, s in zip(names, shapes)] if names else [str(s) for s in shapes]
+        raise ShapeError(
+            f"{op}: shapes {' and '.join(named)} cannot be broadcast together: aligned from "
+            f"the right, each pair of sizes must be equal or one of them 1; {fix}"
+        ) from None
+
+
+def broadcasts_to(shape: tuple, target: tuple) -> bool:
+    """Can an array of `shape` be stretched to `target` (without changing `target`)?"""
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
