@@ -9,10 +9,11 @@ import argparse
 import os
 import sys
 
-from . import bench, draw, explore, gradcheck, steps, train
+from . import bench, draw, explore, gradcheck, sample, steps, train
 
 COMMANDS = {
     "train": train,
+    "sample": sample,
     "gradcheck": gradcheck,
     "steps": steps,
     "draw": draw,

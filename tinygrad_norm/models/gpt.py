@@ -29,6 +29,7 @@ import numpy as np
 from .. import nn
 from ..autograd.grad_mode import no_grad
 from ..creation import arange
+from ..io import load
 from ..nn import functional as F
 from ..ops.shape import cat
 from ..random import generator
@@ -48,6 +49,25 @@ class GPTConfig:
     bias: bool = True  # biases in the Conv1D layers
     layer_norm_eps: float = 1e-5
     approximate: str = "tanh"  # GPT-2's GELU is the tanh approximation
+
+    def __post_init__(self):
+        for name in ("vocab_size", "n_ctx", "d_model", "n_layer", "n_head"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"GPTConfig: {name} must be a positive int, got {value!r}")
+        if self.d_model % self.n_head != 0:
+            raise ValueError(
+                f"GPTConfig: d_model = {self.d_model} must be divisible by n_head = "
+                f"{self.n_head} (each head gets d_model // n_head features); try n_head = "
+                f"{_a_divisor(self.d_model, self.n_head)}"
+            )
+
+
+def _a_divisor(d_model: int, n_head: int) -> int:
+    """The divisor of d_model nearest to n_head: a suggestion for an error message."""
+    return min(
+        (d for d in range(1, d_model + 1) if d_model % d == 0), key=lambda d: abs(d - n_head)
+    )
 
 
 class Block(nn.Module):
@@ -93,6 +113,33 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
         self.lm_head.weight = self.transformer.wte.weight  # tied: one Parameter, two names
         self._init_weights()
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint) -> GPT:
+        """The model a `train --save` checkpoint holds, in eval mode: its sizes come from the
+        file (`checkpoint["config"]`), its weights from `checkpoint["model"]`. `checkpoint`
+        is a path or what `tg.load` returned for one.
+
+        >>> import os, tempfile, tinygrad_norm as tg
+        >>> config = GPTConfig(vocab_size=5, n_ctx=4, d_model=8, n_layer=1, n_head=2)
+        >>> path = os.path.join(tempfile.mkdtemp(), "gpt.npz")
+        >>> tg.save({"config": vars(config), "model": GPT(config).state_dict()}, path)
+        >>> GPT.from_checkpoint(path).config == config
+        True
+        """
+        where = "the checkpoint"
+        if not isinstance(checkpoint, dict):
+            where = repr(str(checkpoint))
+            checkpoint = load(checkpoint)
+        if not isinstance(checkpoint, dict) or not {"config", "model"} <= set(checkpoint):
+            raise ValueError(
+                f"GPT.from_checkpoint: {where} holds no model config (it is not a checkpoint "
+                "of `python -m tinygrad_norm train --save`); for a bare state dict, build "
+                "GPT(GPTConfig(...)) with its sizes and call load_state_dict(tg.load(path))"
+            )
+        model = cls(GPTConfig(**checkpoint["config"]))
+        model.load_state_dict(checkpoint["model"])
+        return model.eval()
 
     def _init_weights(self) -> None:
         """GPT-2's initialisation: N(0, 0.02²) everywhere, and the projections that end a
