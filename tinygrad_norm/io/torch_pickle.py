@@ -291,7 +291,7 @@ def _tensor(ref: TensorRef, where: str) -> Tensor:
         view = np.lib.stride_tricks.as_strided(
             data[offset:], shape=size, strides=[s * data.itemsize for s in stride]
         )
-        array = np.ascontiguousarray(view)  # shares the storage when already contiguous
+        array = view if view.flags.c_contiguous else view.copy()  # contiguous: shares storage
     if storage.name == "BFloat16Storage":
         array = bfloat16_to_float32(array)
     array = array.astype(array.dtype.newbyteorder("="), copy=False)

@@ -34,6 +34,7 @@ from ..nn import functional as F
 from ..ops.shape import cat
 from ..random import generator
 from ..tensor import Tensor
+from .pretrained import config_kwargs, read_folder
 
 
 @dataclass
@@ -139,6 +140,16 @@ class GPT(nn.Module):
             )
         model = cls(GPTConfig(**checkpoint["config"]))
         model.load_state_dict(checkpoint["model"])
+        return model.eval()
+
+    @classmethod
+    def from_pretrained(cls, path) -> GPT:
+        """A GPT-2 from a Hugging Face folder (`config.json` and `model.safetensors` or
+        `pytorch_model.bin`), in eval mode, with float32 weights; read without PyTorch
+        (`tg.load`). Its tokenizer: `tg.models.BPETokenizer.from_pretrained(folder)`."""
+        config, state = read_folder(path)
+        model = cls(GPTConfig(**config_kwargs(config)))
+        model.load_state_dict(state)
         return model.eval()
 
     def _init_weights(self) -> None:
