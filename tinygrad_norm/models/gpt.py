@@ -91,9 +91,15 @@ class Block(nn.Module):
             d, 4 * d, dropout=config.dropout, approximate=config.approximate, bias=config.bias
         )
 
-    def forward(self, x: Tensor) -> Tensor:  # x: (B, T, d)
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
+    def forward(self, x: Tensor, layer_past=None, use_cache: bool = False):  # x: (B, T, d)
+        """x + attn, then + mlp; with `use_cache`, also this block's keys and values
+        (see `nn.Attention`), returned as (x, present)."""
+        if not use_cache:
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+        a, present = self.attn(self.ln_1(x), layer_past=layer_past, use_cache=True)
+        x = x + a
+        return x + self.mlp(self.ln_2(x)), present
 
 
 class GPT(nn.Module):
@@ -197,21 +203,47 @@ class GPT(nn.Module):
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
         return logits, loss
 
+    def forward_cached(self, idx, past=None):
+        """Logits (B, T, V) of T new tokens that follow P earlier ones, and the key/value
+        cache of all P + T: `past` is what the previous call returned (None at first), one
+        (k, v) pair of shape (B, nh, P, hs) per block. The new tokens sit at positions
+        P..P + T - 1."""
+        P = 0 if past is None else past[0][0].shape[2]
+        T = idx.shape[1]
+        x = self.transformer.wte(idx) + self.transformer.wpe(arange(P, P + T))  # (B, T, d)
+        x = self.transformer.drop(x)
+        presents = []
+        for block, layer_past in zip(self.transformer.h, past or [None] * len(self.transformer.h)):
+            x, present = block(x, layer_past=layer_past, use_cache=True)  # (B, T, d)
+            presents.append(present)
+        return self.lm_head(self.transformer.ln_f(x)), presents
+
     @no_grad()
-    def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k=None):
+    def generate(
+        self, idx, max_new_tokens: int, temperature: float = 1.0, top_k=None, use_cache=True
+    ):
         """Append `max_new_tokens` sampled tokens to idx (B, T); returns (B, T + new).
 
-        Each step feeds the last n_ctx tokens, takes the logits of the last position, divides
-        them by `temperature` (0 means always take the most likely token), keeps the `top_k`
-        largest, and samples from the softmax with the global generator.
+        Each step takes the logits of the last position, divides them by `temperature` (0
+        means always take the most likely token), keeps the `top_k` largest, and samples from
+        the softmax with the global generator. With `use_cache` (the default) the keys and
+        values of earlier positions are kept (`forward_cached`), so a step costs one position
+        instead of the whole prefix; once the sequence is longer than n_ctx, and without the
+        cache, each step feeds the last n_ctx tokens again (positions then shift by one each
+        step, so a cache cannot help). Both give the same tokens.
         """
         was_training = self.training
         self.eval()
         idx = idx if isinstance(idx, Tensor) else Tensor(np.asarray(idx))
+        past = None
         try:
             for _ in range(max_new_tokens):
-                logits, _ = self(idx[:, -self.config.n_ctx :])
-                idx = cat([idx, _sample(logits.data[:, -1, :], temperature, top_k)], dim=1)
+                if use_cache and idx.shape[1] <= self.config.n_ctx:
+                    new = idx if past is None else idx[:, -1:]  # (B, T) at first, then (B, 1)
+                    logits, past = self.forward_cached(new, past)
+                else:
+                    logits, _ = self(idx[:, -self.config.n_ctx :])
+                idx = cat([idx, _sample(logits.numpy()[:, -1, :], temperature, top_k)], dim=1)
         finally:
             self.train(was_training)
         return idx
