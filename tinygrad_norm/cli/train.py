@@ -103,6 +103,17 @@ SAVED_OPTIONS = (
 
 
 def run(args) -> int:
+    """Ctrl-C during training stops after the current step (and saves, with --save); at any
+    other moment it ends the command at once. Either way: exit code 130, no traceback."""
+    try:
+        with _StopOnCtrlC() as stop:
+            return _run(args, stop)
+    except KeyboardInterrupt:
+        print("\ninterrupted")
+        return 130
+
+
+def _run(args, stop) -> int:
     try:
         checkpoint = _resume_options(args) if args.resume else None
         data, steps, batch_size, lr, warmup = _check_options(args)
@@ -152,17 +163,21 @@ def run(args) -> int:
             save_now()
         return stop.requested
 
+    if stop.requested:  # Ctrl-C while setting up: nothing to save yet
+        print("\ninterrupted before training")
+        return 130
     start = time.perf_counter()
     try:
-        with _StopOnCtrlC() as stop:
-            train(
-                model, data, steps, batch_size, lr, warmup=warmup, rng=rng,
-                progress=not args.no_progress, callback=after_step, optimizer=optimizer,
-                start_step=len(history), history=history,
-            )  # fmt: skip
+        train(
+            model, data, steps, batch_size, lr, warmup=warmup, rng=rng,
+            progress=not args.no_progress, callback=after_step, optimizer=optimizer,
+            start_step=len(history), history=history,
+        )  # fmt: skip
     except KeyboardInterrupt:  # a second Ctrl-C: stopped in the middle of a step
         print(f"\ninterrupted twice: stopped at once, in step {len(history) + 1}; not saved")
         return 130
+    finally:
+        stop.release()  # from here on, Ctrl-C interrupts at once
     if len(history) < steps:  # Ctrl-C: stopped after a whole step
         print(f"\ninterrupted after step {len(history)} of {steps}")
         if not args.save:
@@ -202,11 +217,16 @@ class _StopOnCtrlC:
 
     def _handle(self, signum, frame):
         self.requested = True
-        signal.signal(signal.SIGINT, self.previous)
+        self.release()
 
-    def __exit__(self, *exc):
+    def release(self) -> None:
+        """Give Ctrl-C back its usual meaning (KeyboardInterrupt)."""
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+    def __exit__(self, *exc):
+        self.release()
 
 
 def _resume_options(args) -> dict:

@@ -9,7 +9,10 @@ Text becomes token ids in three steps:
    number), so `pre_tokenize` scans the text by hand, alternative by alternative, with the
    Unicode categories from `unicodedata` (L* = letter, N* = number) and the Unicode
    White_Space set for `\\s` (what the `regex` module uses: Python's `str.isspace` also counts
-   the separators U+001C..U+001F, which `regex` does not).
+   the separators U+001C..U+001F, which `regex` does not). Checked against `regex` on every
+   code point: white space agrees exactly; letters and numbers agree except for characters
+   that Unicode assigned after the version Python's `unicodedata` knows (14.0 in Python
+   3.11), which count as "other" symbols here.
 2. **Bytes to characters**: each word's UTF-8 bytes are mapped one to one onto 256 printable
    characters (`bytes_to_unicode`: bytes that print are themselves, the others are moved to
    U+0100 and up; the space byte becomes "Ġ"). So every text is representable: no unknown
