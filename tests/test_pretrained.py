@@ -4,6 +4,7 @@ Hugging Face folder, and the `generate` command; against `transformers` when ins
 import collections
 import json
 import struct
+import unicodedata
 
 import numpy as np
 import pytest
@@ -11,7 +12,13 @@ import pytest
 import tinygrad_norm as tg
 from tinygrad_norm.cli import main
 from tinygrad_norm.models import GPT, BPETokenizer, GPTConfig
-from tinygrad_norm.models.tokenizer import bytes_to_unicode, pre_tokenize
+from tinygrad_norm.models.tokenizer import (
+    WHITE_SPACE,
+    _is_letter,
+    _is_number,
+    bytes_to_unicode,
+    pre_tokenize,
+)
 
 CORPUS = (
     "the quick brown fox jumps over the lazy dog. The dog's bed isn't there; 42 pies, 3.14! " * 3
@@ -228,3 +235,20 @@ def test_generate_command_prints_what_transformers_generates(hf_folder, capsys):
 def test_generate_command_explains_a_missing_folder(tmp_path, capsys):
     assert main(["generate", "--weights", str(tmp_path), "--prompt", "hi"]) == 2
     assert "cannot generate" in capsys.readouterr().out
+
+
+@pytest.mark.oracle
+def test_character_classes_agree_with_the_regex_module():
+    """\\p{L}, \\p{N} and \\s of the `regex` module (what GPT-2 uses) against our emulation, on
+    every code point that Python's unicodedata knows (newer ones are skipped)."""
+    regex = pytest.importorskip("regex")
+    classes = {
+        r"\p{L}": _is_letter,
+        r"\p{N}": _is_number,
+        r"\s": lambda c: c in WHITE_SPACE,
+    }
+    known = [chr(cp) for cp in range(0x110000) if unicodedata.category(chr(cp)) not in ("Cn", "Cs")]
+    for pattern, ours in classes.items():
+        theirs = regex.compile(pattern)
+        wrong = [c for c in known if bool(theirs.fullmatch(c)) != ours(c)]
+        assert wrong == [], (pattern, [hex(ord(c)) for c in wrong[:10]])
