@@ -4,6 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Keep in sync with the `oracle` extra in pyproject.toml; never install an unpinned torch.
 TORCH_PIN := torch==2.13.0
+# The GPT-2 oracle tests build small random Hugging Face folders with it (nothing is downloaded).
+TRANSFORMERS_PIN := transformers==5.24.0
 
 .PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench clean distclean
 
@@ -66,7 +68,7 @@ $(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.stamp-run $@
 
 $(VENV)/.stamp-oracle: $(VENV)/.stamp-dev
-	$(BIN)/pip install --quiet '$(TORCH_PIN)'
+	$(BIN)/pip install --quiet '$(TORCH_PIN)' '$(TRANSFORMERS_PIN)'
 	touch $@
 
 # The whole suite; tests marked `oracle` skip when PyTorch is not installed.

@@ -48,6 +48,8 @@ def pytest_terminal_summary(terminalreporter):
         reason = reason.removeprefix("Skipped: ")
         if "could not import 'torch'" in reason or "No module named 'torch'" in reason:
             reason = "oracle tests skipped: PyTorch not installed; `make test-oracle` runs them"
+        elif any(f"could not import '{name}" in reason for name in ("transformers", "safetensors")):
+            reason = "GPT-2 oracle tests skipped: transformers not installed (`make test-oracle`)"
         reasons[reason] = reasons.get(reason, 0) + 1
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         terminalreporter.write_line(f"{count} {reason}" if "tests skipped" in reason else

@@ -135,6 +135,22 @@ def _write_pickle(path, payload):
         pickle.dump({"weight": payload}, f)
 
 
+def _save_to_a_temporary_file(obj):
+    with tempfile.TemporaryDirectory() as folder:
+        tg.save(obj, os.path.join(folder, "checkpoint.npz"))
+
+
+def _load_legacy_torch_file_naming(module: str, name: str):
+    """A legacy torch.save file whose object is module.name("x"); never called by tg.load."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "weights.pt")
+        with open(path, "wb") as f:
+            for header in (0x1950A86A20F9469CFC6C, 1001, {"little_endian": True}):
+                pickle.dump(header, f, protocol=2)
+            f.write(b"\x80\x02c" + f"{module}\n{name}\n".encode() + b"X\x01\x00\x00\x00xtR.")
+        tg.load(path)
+
+
 def _load_text_file():
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "notes.txt")
@@ -317,7 +333,14 @@ CASES = [
     Case("load: a single .npy", _load_single_npy, ValueError,
          "load", ["array.npy", "single .npy"], ["expected a .npz file"]),
     Case("load: a pickle named .npz", lambda: _load_and_check_nothing_unpickled(_write_pickle),
-         ValueError, "load", ["weights.npz"], ["expected a .npz file", "load it with torch"]),
+         ValueError, "load", ["weights.npz"], ["expected a .npz file", "never unpickled"]),
+    Case("save: a Module", lambda: _save_to_a_temporary_file(nn.Linear(2, 3)), TypeError,
+         "save", ["Module (Linear)"], ["tg.save(model.state_dict(), path)"]),
+    Case("save: a set in the structure", lambda: _save_to_a_temporary_file({"a": {1}}),
+         TypeError, "save", ["obj['a'] is a set"], ["nested dicts, lists and tuples"]),
+    Case("load: a PyTorch file naming os.system",
+         lambda: _load_legacy_torch_file_naming("os", "system"), pickle.UnpicklingError,
+         "load", ["weights.pt", "os.system"], ["never does", "weights_only=False"]),
     Case("load: an object array",
          lambda: _load_and_check_nothing_unpickled(_write_object_array), ValueError,
          "object array", ["'payload'", "weights.npz"], ["refused", "unpickling can run"]),

@@ -518,7 +518,7 @@ def test_save_load_round_trip_of_a_dict_of_tensors(tmp_path):
     loaded = tg.load(path)
     assert set(loaded) == set(state)
     for name, tensor in state.items():
-        assert isinstance(loaded[name], np.ndarray)
+        assert isinstance(loaded[name], tg.Tensor)  # the same structure back, as torch.load
         assert loaded[name].dtype == tensor.dtype and loaded[name].shape == tensor.shape
         np.testing.assert_array_equal(loaded[name], tensor.numpy())
     restored = tg.tensor(loaded["weight"])

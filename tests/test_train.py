@@ -212,11 +212,13 @@ def test_train_command_saves_weights_that_load_into_a_fresh_model(tmp_path, monk
     fresh = GPT(trained.config)
     idx = tg.tensor(np.random.default_rng(0).integers(0, 11, (3, 12)))
     before, _ = fresh.eval()(idx)
-    fresh.load_state_dict(tg.load(path))
+    fresh.load_state_dict(tg.load(path)["model"])
     after, _ = fresh(idx)
     expected, _ = trained.eval()(idx)
     np.testing.assert_array_equal(after.data, expected.data)
     assert not np.allclose(before.data, expected.data)  # the file held trained weights
+    rebuilt, _ = GPT.from_checkpoint(path)(idx)  # no sizes needed: the config is in the file
+    np.testing.assert_array_equal(rebuilt.data, expected.data)
 
 
 def test_train_command_on_a_text_file(tmp_path, capsys):

@@ -9,8 +9,8 @@ The public names, and nothing else, live here.
 
 from . import autograd, models, nn, optim, random, utils
 from .autograd.engine import Function
-from .broadcast import ShapeError
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .broadcast import ShapeError
 from .creation import (
     arange,
     empty,

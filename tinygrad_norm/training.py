@@ -84,6 +84,9 @@ def train(
     rng: np.random.Generator | int | None = 0,
     progress: bool = True,
     callback=None,
+    optimizer=None,
+    start_step: int = 0,
+    history: list[float] | None = None,
 ) -> list[float]:
     """Train `model` on batches of `data` for `steps` steps; returns the loss of every step.
 
@@ -95,16 +98,21 @@ def train(
     a numpy Generator or a seed for the batches. `progress` shows a tqdm bar with the loss;
     `callback(step, loss)` is called after every step, and training stops when it returns
     True.
+
+    To resume a saved run, pass its `optimizer` (its state loaded), `start_step` (the steps
+    already done), its loss `history` so far, and `rng` with its saved state: the steps then
+    continue exactly as if the run had never stopped (the schedule counts from step 0).
     """
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     min_lr = lr / 10 if min_lr is None else min_lr
     parameters = list(model.parameters())
-    optimizer = AdamW(parameters, lr=lr, betas=betas, weight_decay=weight_decay)
+    if optimizer is None:
+        optimizer = AdamW(parameters, lr=lr, betas=betas, weight_decay=weight_decay)
     model.train()
-    history: list[float] = []
-    bar = _progress_bar(steps, progress)
+    history = [] if history is None else history
+    bar = _progress_bar(steps, progress, start_step)
     try:
-        for step in range(steps):
+        for step in range(start_step, steps):
             idx, targets = data.batch(batch_size, rng)
             _, loss = model(idx, targets)
             optimizer.zero_grad()
@@ -127,9 +135,9 @@ def train(
     return history
 
 
-def _progress_bar(steps: int, progress: bool):
+def _progress_bar(steps: int, progress: bool, start_step: int = 0):
     if not progress:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=steps, desc="train", unit="step", dynamic_ncols=True)
+    return tqdm(total=steps, initial=start_step, desc="train", unit="step", dynamic_ncols=True)

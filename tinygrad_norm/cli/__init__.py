@@ -9,10 +9,12 @@ import argparse
 import os
 import sys
 
-from . import bench, draw, explore, gradcheck, steps, train
+from . import bench, draw, explore, generate, gradcheck, sample, steps, train
 
 COMMANDS = {
     "train": train,
+    "sample": sample,
+    "generate": generate,
     "gradcheck": gradcheck,
     "steps": steps,
     "draw": draw,

@@ -3,23 +3,35 @@
 The default learns to sort six digits ("314159=" -> "113459") and then answers puzzles it never
 saw in training (one problem in ten is held out, by a hash of its digits): it prints the
 held-out accuracy and a few answers. `--task add` learns three-digit addition instead;
-`--text FILE` learns FILE character by character and prints samples. `--save PATH` writes the
-weights (tg.save, a .npz); rebuild the model with the sizes printed beside them to load it.
+`--text FILE` learns FILE character by character and prints samples.
+
+`--save PATH` writes a checkpoint (tg.save, a .npz): the model's config and weights, the
+optimizer, the step, the loss curve so far, the random states and the options. It is written
+at the end, every `--save-every N` steps, and on Ctrl-C (then training stops cleanly).
+`--resume PATH` continues such a run exactly where it stopped; `python -m tinygrad_norm sample
+--load PATH` and `tg.models.GPT.from_checkpoint(PATH)` use the model.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shlex
+import signal
+import threading
 import time
 
 import numpy as np
 
 from ..data import TASKS, CharDataset
-from ..io import save
+from ..io import load, save
 from ..models.gpt import GPT, GPTConfig
-from ..random import manual_seed
+from ..optim import AdamW
+from ..random import get_rng_state, manual_seed, set_rng_state
 from ..training import train
 from ..utils import blas_threads, tune_malloc
 
+CHECKPOINT_FORMAT = "tinygrad_norm.train"
 HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
 
 # With the default model (d_model 64, 2 layers, 4 heads), measured over seeds: SortDigits(6)
@@ -57,7 +69,18 @@ def add_arguments(parser) -> None:
         "--eval-size", type=int, default=1000, help="held-out problems to score (default 1000)"
     )
     parser.add_argument("--samples", type=int, default=5, help="samples to print (default 5)")
-    parser.add_argument("--save", metavar="PATH", help="write the trained weights to PATH (.npz)")
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        help="write a checkpoint to PATH (.npz): at the end, every --save-every steps, on Ctrl-C",
+    )
+    parser.add_argument("--save-every", type=int, metavar="N", help="also save every N steps")
+    parser.add_argument(
+        "--resume",
+        metavar="PATH",
+        help="continue the run saved in PATH (its sizes, data and options; saves back to PATH "
+        "unless --save is given; --steps may raise the total)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--threads",
@@ -68,21 +91,169 @@ def add_arguments(parser) -> None:
     )
 
 
+class Refused(Exception):
+    """A problem with the command's options or files, found before training starts."""
+
+
+# The options a checkpoint keeps, so that --resume needs none of them again.
+SAVED_OPTIONS = (
+    "task", "text", "steps", "batch_size", "lr", "d_model", "n_layer", "n_head", "block_size",
+    "seed",
+)  # fmt: skip
+
+
 def run(args) -> int:
-    if args.d_model % args.n_head != 0:
-        print(f"error: --d-model {args.d_model} must be divisible by --n-head {args.n_head}")
+    """Ctrl-C during training stops after the current step (and saves, with --save); at any
+    other moment it ends the command at once. Either way: exit code 130, no traceback."""
+    try:
+        with _StopOnCtrlC() as stop:
+            return _run(args, stop)
+    except KeyboardInterrupt:
+        print("\ninterrupted")
+        return 130
+
+
+def _run(args, stop) -> int:
+    try:
+        checkpoint = _resume_options(args) if args.resume else None
+        data, steps, batch_size, lr, warmup = _check_options(args)
+    except Refused as err:
+        print(f"error: {err}")
         return 2
+    tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
+    blas_threads(set_to=args.threads)
+    manual_seed(args.seed)
+    config = _config(args, data)
+    model = GPT(config)
+    optimizer = AdamW(model.parameters(), lr=lr, betas=(0.9, 0.99), weight_decay=0.01)
+    rng = np.random.default_rng(args.seed)
+    history: list[float] = []
+    if checkpoint is not None:
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        history = list(checkpoint["history"])
+        rng.bit_generator.state = checkpoint["rng"]["batches"]
+        set_rng_state(checkpoint["rng"]["global"])
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"data: {data!r}")
+    print(
+        f"model: GPT(vocab_size={config.vocab_size}, n_ctx={config.n_ctx}, "
+        f"d_model={config.d_model}, n_layer={config.n_layer}, n_head={config.n_head}), "
+        f"{n_params:,} parameters"
+    )
+    resumed = f", resumed at step {len(history)}" if checkpoint is not None else ""
+    print(f"training: {steps} steps{resumed}, batch size {batch_size}, AdamW lr {lr:g} (cosine)")
+
+    def save_now():
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "config": dataclasses.asdict(config),
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "history": history,
+            "rng": {"batches": rng.bit_generator.state, "global": get_rng_state()},
+            "options": {name: getattr(args, name) for name in SAVED_OPTIONS} | {"steps": steps},
+            "data": {"vocab": data.vocab, "task": args.task if args.text is None else None},
+        }
+        save(state, args.save)
+
+    def after_step(step: int, loss: float) -> bool:
+        done = step + 1
+        if args.save and args.save_every and done % args.save_every == 0 and done < steps:
+            save_now()
+        return stop.requested
+
+    if stop.requested:  # Ctrl-C while setting up: nothing to save yet
+        print("\ninterrupted before training")
+        return 130
+    start = time.perf_counter()
+    try:
+        train(
+            model, data, steps, batch_size, lr, warmup=warmup, rng=rng,
+            progress=not args.no_progress, callback=after_step, optimizer=optimizer,
+            start_step=len(history), history=history,
+        )  # fmt: skip
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped in the middle of a step
+        print(f"\ninterrupted twice: stopped at once, in step {len(history) + 1}; not saved")
+        return 130
+    finally:
+        stop.release()  # from here on, Ctrl-C interrupts at once
+    if len(history) < steps:  # Ctrl-C: stopped after a whole step
+        print(f"\ninterrupted after step {len(history)} of {steps}")
+        if not args.save:
+            print("nothing saved (train with --save PATH to keep an interrupted run)")
+            return 130
+        save_now()
+        print(f"saved to {args.save}; continue with:")
+        print(f"  python -m tinygrad_norm train --resume {shlex.quote(args.save)}")
+        return 130
+    if args.save:
+        save_now()
+    elapsed = time.perf_counter() - start
+    recent = np.mean(history[-20:]) if history else float("nan")
+    print(f"trained in {elapsed:.1f} s; final loss {recent:.4f} (last 20 steps)")
+
     if args.text is not None:
-        try:
-            with open(args.text, encoding="utf-8") as f:
-                data = CharDataset(f.read(), block_size=args.block_size)
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            print(f"error: cannot train on {args.text}: {err}")
-            return 2
-        defaults = DEFAULTS["text"]
+        _text_report(model, data, args.samples, rng)
     else:
-        data = TASKS[args.task]()
-        defaults = DEFAULTS[args.task]
+        _task_report(model, data, args.eval_size, args.samples, rng)
+    if args.save:
+        print(f"saved the model, optimizer and step to {args.save}; sample from it with:")
+        print(f"  python -m tinygrad_norm sample --load {shlex.quote(args.save)}")
+        print(f"or in Python: model = tg.models.GPT.from_checkpoint({args.save!r})")
+    return 0
+
+
+class _StopOnCtrlC:
+    """Inside the block, Ctrl-C (SIGINT) only sets `requested`: training finishes its step,
+    saves and stops. A second Ctrl-C raises KeyboardInterrupt as usual."""
+
+    def __enter__(self):
+        self.requested = False
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        self.requested = True
+        self.release()
+
+    def release(self) -> None:
+        """Give Ctrl-C back its usual meaning (KeyboardInterrupt)."""
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def _resume_options(args) -> dict:
+    """Load the checkpoint of --resume and take its options into args."""
+    try:
+        checkpoint = load(args.resume)
+    except (OSError, ValueError) as err:
+        raise Refused(f"cannot resume from {args.resume}: {err}") from err
+    if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
+        raise Refused(f"{args.resume} is not a checkpoint of `train --save`; cannot resume it")
+    steps = args.steps
+    for name, value in checkpoint["options"].items():
+        setattr(args, name, value)
+    if steps is not None:
+        args.steps = steps
+    args.save = args.save or args.resume
+    return checkpoint
+
+
+def _check_options(args):
+    """Everything that can be wrong, checked before anything runs; then the data."""
+    try:
+        GPTConfig(1, 1, args.d_model, args.n_layer, args.n_head)
+    except ValueError as err:
+        sizes = f"--d-model {args.d_model}, --n-layer {args.n_layer}, --n-head {args.n_head}"
+        raise Refused(f"{sizes}: {err}") from None
+    defaults = DEFAULTS["text" if args.text is not None else args.task]
     steps = args.steps if args.steps is not None else defaults["steps"]
     batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
     lr = args.lr if args.lr is not None else defaults["lr"]
@@ -90,15 +261,39 @@ def run(args) -> int:
         ("steps", steps),
         ("batch-size", batch_size),
         ("eval-size", args.eval_size),
+        ("block-size", args.block_size),
+        ("save-every", 1 if args.save_every is None else args.save_every),
     ):
         if value < 1:
-            print(f"error: --{name} must be at least 1, got {value}")
-            return 2
+            raise Refused(f"--{name} must be at least 1, got {value}")
+    if args.save_every is not None and not args.save:
+        raise Refused("--save-every needs --save PATH (where to write the checkpoints)")
+    if args.save:
+        _check_save_path(args.save)
+    if args.text is not None:
+        try:
+            with open(args.text, encoding="utf-8") as f:
+                data = CharDataset(f.read(), block_size=args.block_size)
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise Refused(f"cannot train on {args.text}: {err}") from None
+    else:
+        data = TASKS[args.task]()
+    return data, steps, batch_size, lr, min(defaults["warmup"], steps // 10)
 
-    tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
-    blas_threads(set_to=args.threads)
-    manual_seed(args.seed)
-    config = GPTConfig(
+
+def _check_save_path(path: str) -> None:
+    """Refuse before training a --save path that could not be written at the end."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise Refused(f"--save {path} is a folder; give a file name, e.g. {path}/gpt.npz")
+    if not os.path.isdir(folder):
+        raise Refused(f"--save {path}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK):
+        raise Refused(f"--save {path}: cannot write in the folder {folder}")
+
+
+def _config(args, data) -> GPTConfig:
+    return GPTConfig(
         vocab_size=data.vocab_size,
         n_ctx=data.block_size,
         d_model=args.d_model,
@@ -106,39 +301,6 @@ def run(args) -> int:
         n_head=args.n_head,
         dropout=0.0,
     )
-    model = GPT(config)
-    n_params = sum(p.data.size for p in model.parameters())
-    print(f"data: {data!r}")
-    print(
-        f"model: GPT(vocab_size={config.vocab_size}, n_ctx={config.n_ctx}, "
-        f"d_model={config.d_model}, n_layer={config.n_layer}, n_head={config.n_head}), "
-        f"{n_params:,} parameters"
-    )
-    print(f"training: {steps} steps, batch size {batch_size}, AdamW lr {lr:g} (cosine)")
-
-    rng = np.random.default_rng(args.seed)
-    start = time.perf_counter()
-    history = train(
-        model,
-        data,
-        steps,
-        batch_size,
-        lr,
-        warmup=min(defaults["warmup"], steps // 10),
-        rng=rng,
-        progress=not args.no_progress,
-    )
-    elapsed = time.perf_counter() - start
-    print(f"trained in {elapsed:.1f} s; final loss {np.mean(history[-20:]):.4f} (last 20 steps)")
-
-    if args.text is not None:
-        _text_report(model, data, args.samples, rng)
-    else:
-        _task_report(model, data, args.eval_size, args.samples, rng)
-    if args.save:
-        save(model.state_dict(), args.save)
-        print(f"saved the weights to {args.save} (tg.load them into a GPT of the sizes above)")
-    return 0
 
 
 def _task_report(model, task, eval_size: int, n_samples: int, rng) -> None:

@@ -104,16 +104,39 @@ class DigitTask:
         """n held-out problems: prompts (n, prompt_len) and answers (n, answer_len)."""
         return self._problems(self.sample_keys(n, rng, held_out=True))
 
-    def predict(self, model, prompts, chunk: int = 500) -> np.ndarray:
-        """The model's greedy answers (n, answer_len) to prompts (n, prompt_len), batched."""
+    def predict(self, model, prompts, chunk: int = 500):
+        """The model's greedy answers to `prompts`, batched.
+
+        Prompts as strings give answers as strings: `task.predict(model, ["314159"])` ->
+        `["113459"]` (the trailing "=" may be left out). Prompts as token ids (n, prompt_len)
+        give answer ids (n, answer_len).
+        """
         from ..tensor import Tensor
 
+        if isinstance(prompts, str):
+            raise TypeError(
+                f"{type(self).__name__}.predict takes a list of prompts, got the string "
+                f"{prompts!r}; write [{prompts!r}]"
+            )
+        if len(prompts) and all(isinstance(p, str) for p in prompts):
+            answers = self.predict(model, np.array([self._encode_prompt(p) for p in prompts]))
+            return [self.show_answer(answer) for answer in answers]
         answers = []
         for start in range(0, len(prompts), chunk):
             idx = Tensor(np.asarray(prompts[start : start + chunk], dtype=np.int64))
             out = model.generate(idx, max_new_tokens=self.answer_len, temperature=0)
             answers.append(np.asarray(getattr(out, "data", out))[:, self.prompt_len :])
         return np.concatenate(answers, axis=0)
+
+    def _encode_prompt(self, prompt: str) -> list[int]:
+        ids = self.encode(prompt if prompt.endswith("=") else prompt + "=")
+        if len(ids) != self.prompt_len:
+            example = self.decode(self._problems(np.array([123456789 % 10**9]))[0][0])
+            raise ValueError(
+                f"{type(self).__name__}.predict: the prompt {prompt!r} should have "
+                f"{self.prompt_len - 1} characters before '=', like {example!r}"
+            )
+        return ids
 
     def accuracy(self, model, n: int = 1000, rng: np.random.Generator | None = None) -> float:
         """The fraction of n held-out problems whose whole answer the model gets exactly right

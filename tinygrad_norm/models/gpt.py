@@ -29,10 +29,12 @@ import numpy as np
 from .. import nn
 from ..autograd.grad_mode import no_grad
 from ..creation import arange
+from ..io import load
 from ..nn import functional as F
 from ..ops.shape import cat
 from ..random import generator
 from ..tensor import Tensor
+from .pretrained import config_kwargs, read_folder
 
 
 @dataclass
@@ -48,6 +50,25 @@ class GPTConfig:
     bias: bool = True  # biases in the Conv1D layers
     layer_norm_eps: float = 1e-5
     approximate: str = "tanh"  # GPT-2's GELU is the tanh approximation
+
+    def __post_init__(self):
+        for name in ("vocab_size", "n_ctx", "d_model", "n_layer", "n_head"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"GPTConfig: {name} must be a positive int, got {value!r}")
+        if self.d_model % self.n_head != 0:
+            raise ValueError(
+                f"GPTConfig: d_model = {self.d_model} must be divisible by n_head = "
+                f"{self.n_head} (each head gets d_model // n_head features); try n_head = "
+                f"{_a_divisor(self.d_model, self.n_head)}"
+            )
+
+
+def _a_divisor(d_model: int, n_head: int) -> int:
+    """The divisor of d_model nearest to n_head: a suggestion for an error message."""
+    return min(
+        (d for d in range(1, d_model + 1) if d_model % d == 0), key=lambda d: abs(d - n_head)
+    )
 
 
 class Block(nn.Module):
@@ -70,9 +91,15 @@ class Block(nn.Module):
             d, 4 * d, dropout=config.dropout, approximate=config.approximate, bias=config.bias
         )
 
-    def forward(self, x: Tensor) -> Tensor:  # x: (B, T, d)
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
+    def forward(self, x: Tensor, layer_past=None, use_cache: bool = False):  # x: (B, T, d)
+        """x + attn, then + mlp; with `use_cache`, also this block's keys and values
+        (see `nn.Attention`), returned as (x, present)."""
+        if not use_cache:
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+        a, present = self.attn(self.ln_1(x), layer_past=layer_past, use_cache=True)
+        x = x + a
+        return x + self.mlp(self.ln_2(x)), present
 
 
 class GPT(nn.Module):
@@ -93,6 +120,43 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
         self.lm_head.weight = self.transformer.wte.weight  # tied: one Parameter, two names
         self._init_weights()
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint) -> GPT:
+        """The model a `train --save` checkpoint holds, in eval mode: its sizes come from the
+        file (`checkpoint["config"]`), its weights from `checkpoint["model"]`. `checkpoint`
+        is a path or what `tg.load` returned for one.
+
+        >>> import os, tempfile, tinygrad_norm as tg
+        >>> config = GPTConfig(vocab_size=5, n_ctx=4, d_model=8, n_layer=1, n_head=2)
+        >>> path = os.path.join(tempfile.mkdtemp(), "gpt.npz")
+        >>> tg.save({"config": vars(config), "model": GPT(config).state_dict()}, path)
+        >>> GPT.from_checkpoint(path).config == config
+        True
+        """
+        where = "the checkpoint"
+        if not isinstance(checkpoint, dict):
+            where = repr(str(checkpoint))
+            checkpoint = load(checkpoint)
+        if not isinstance(checkpoint, dict) or not {"config", "model"} <= set(checkpoint):
+            raise ValueError(
+                f"GPT.from_checkpoint: {where} holds no model config (it is not a checkpoint "
+                "of `python -m tinygrad_norm train --save`); for a bare state dict, build "
+                "GPT(GPTConfig(...)) with its sizes and call load_state_dict(tg.load(path))"
+            )
+        model = cls(GPTConfig(**checkpoint["config"]))
+        model.load_state_dict(checkpoint["model"])
+        return model.eval()
+
+    @classmethod
+    def from_pretrained(cls, path) -> GPT:
+        """A GPT-2 from a Hugging Face folder (`config.json` and `model.safetensors` or
+        `pytorch_model.bin`), in eval mode, with float32 weights; read without PyTorch
+        (`tg.load`). Its tokenizer: `tg.models.BPETokenizer.from_pretrained(folder)`."""
+        config, state = read_folder(path)
+        model = cls(GPTConfig(**config_kwargs(config)))
+        model.load_state_dict(state)
+        return model.eval()
 
     def _init_weights(self) -> None:
         """GPT-2's initialisation: N(0, 0.02²) everywhere, and the projections that end a
@@ -139,21 +203,47 @@ class GPT(nn.Module):
         loss = F.cross_entropy(logits.reshape(B * T, -1), targets.reshape(B * T))
         return logits, loss
 
+    def forward_cached(self, idx, past=None):
+        """Logits (B, T, V) of T new tokens that follow P earlier ones, and the key/value
+        cache of all P + T: `past` is what the previous call returned (None at first), one
+        (k, v) pair of shape (B, nh, P, hs) per block. The new tokens sit at positions
+        P..P + T - 1."""
+        P = 0 if past is None else past[0][0].shape[2]
+        T = idx.shape[1]
+        x = self.transformer.wte(idx) + self.transformer.wpe(arange(P, P + T))  # (B, T, d)
+        x = self.transformer.drop(x)
+        presents = []
+        for block, layer_past in zip(self.transformer.h, past or [None] * len(self.transformer.h)):
+            x, present = block(x, layer_past=layer_past, use_cache=True)  # (B, T, d)
+            presents.append(present)
+        return self.lm_head(self.transformer.ln_f(x)), presents
+
     @no_grad()
-    def generate(self, idx, max_new_tokens: int, temperature: float = 1.0, top_k=None):
+    def generate(
+        self, idx, max_new_tokens: int, temperature: float = 1.0, top_k=None, use_cache=True
+    ):
         """Append `max_new_tokens` sampled tokens to idx (B, T); returns (B, T + new).
 
-        Each step feeds the last n_ctx tokens, takes the logits of the last position, divides
-        them by `temperature` (0 means always take the most likely token), keeps the `top_k`
-        largest, and samples from the softmax with the global generator.
+        Each step takes the logits of the last position, divides them by `temperature` (0
+        means always take the most likely token), keeps the `top_k` largest, and samples from
+        the softmax with the global generator. With `use_cache` (the default) the keys and
+        values of earlier positions are kept (`forward_cached`), so a step costs one position
+        instead of the whole prefix; once the sequence is longer than n_ctx, and without the
+        cache, each step feeds the last n_ctx tokens again (positions then shift by one each
+        step, so a cache cannot help). Both give the same tokens.
         """
         was_training = self.training
         self.eval()
         idx = idx if isinstance(idx, Tensor) else Tensor(np.asarray(idx))
+        past = None
         try:
             for _ in range(max_new_tokens):
-                logits, _ = self(idx[:, -self.config.n_ctx :])
-                idx = cat([idx, _sample(logits.data[:, -1, :], temperature, top_k)], dim=1)
+                if use_cache and idx.shape[1] <= self.config.n_ctx:
+                    new = idx if past is None else idx[:, -1:]  # (B, T) at first, then (B, 1)
+                    logits, past = self.forward_cached(new, past)
+                else:
+                    logits, _ = self(idx[:, -self.config.n_ctx :])
+                idx = cat([idx, _sample(logits.numpy()[:, -1, :], temperature, top_k)], dim=1)
         finally:
             self.train(was_training)
         return idx

@@ -17,6 +17,7 @@ import numpy as np
 from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
+from ..ops.shape import cat
 from ..tensor import Tensor
 from . import functional as F
 from .activation import GELU
@@ -95,9 +96,13 @@ class Attention(Module):
         causal = np.tril(np.ones((n_ctx, n_ctx), dtype=bool))  # row i: keys 0..i
         self.register_buffer("bias", Tensor(causal.reshape(1, 1, n_ctx, n_ctx)), persistent=False)
 
-    def forward(self, x, attn_mask=None, return_weights: bool = False):
+    def forward(
+        self, x, attn_mask=None, return_weights: bool = False, layer_past=None, use_cache=False
+    ):
         x = as_tensor(x)
         self._check_input(x)
+        if use_cache or layer_past is not None:
+            return self._forward_cached(x, attn_mask, layer_past)
         B, T, C = x.shape
         allowed = self.bias.data[:, :, :T, :T]  # (1, 1, T, T) bool
         if attn_mask is not None:
@@ -132,6 +137,42 @@ class Attention(Module):
         y = self.resid_dropout(self.c_proj(y))  # (B, T, C)
         return (y, weights) if return_weights else y
 
+    def _forward_cached(self, x, attn_mask, layer_past):
+        """Attention of T new positions to P earlier ones whose keys and values are cached.
+
+        Decoding one token at a time, the keys and values of earlier positions never change
+        (a position sees only those before it), so they are kept, `layer_past = (k, v)` of
+        shape (B, nh, P, hs), and each new token computes only its own q, k, v: one position
+        of work instead of the whole prefix. New position P + i may attend to keys 0..P + i.
+        Returns (y (B, T, C), present), present = (k, v) for all P + T positions.
+        """
+        B, T, C = x.shape
+        q, k, v = self.c_attn(x).split(self.d_model, dim=2)  # 3 x (B, T, C)
+        q, k, v = self._split_heads(q), self._split_heads(k), self._split_heads(v)
+        if layer_past is not None:
+            past_k, past_v = layer_past  # (B, nh, P, hs) each
+            k = cat([past_k, k], dim=2)  # (B, nh, P + T, hs)
+            v = cat([past_v, v], dim=2)
+        P = k.shape[2] - T
+        if P + T > self.n_ctx:
+            raise ValueError(
+                f"Attention: {P} cached + {T} new positions exceed n_ctx = {self.n_ctx}; "
+                "start again without the cache on the last n_ctx tokens"
+            )
+        allowed = self.bias.data[:, :, P : P + T, : P + T]  # (1, 1, T, P + T)
+        if attn_mask is not None:
+            allowed = allowed & self._check_mask(attn_mask, B, T, keys=P + T)
+        y = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            attn_mask=allowed,
+            dropout_p=self.attn_dropout.p if self.training else 0.0,
+            scale=None if self.scale else 1.0,
+        )  # (B, nh, T, hs)
+        y = y.transpose(1, 2).reshape(B, T, C)  # (B, T, nh, hs) -> (B, T, C)
+        return self.resid_dropout(self.c_proj(y)), (k, v)
+
     def _split_heads(self, t: Tensor) -> Tensor:
         B, T, C = t.shape
         t = t.reshape(B, T, self.n_head, self.head_dim)  # (B, T, nh, hs)
@@ -156,7 +197,7 @@ class Attention(Module):
                 "or build the layer with a larger n_ctx"
             )
 
-    def _check_mask(self, attn_mask, B: int, T: int) -> np.ndarray:
+    def _check_mask(self, attn_mask, B: int, T: int, keys=None) -> np.ndarray:
         mask = np.asarray(attn_mask.data if isinstance(attn_mask, Tensor) else attn_mask)
         if mask.dtype != np.bool_:
             raise TypeError(
@@ -164,7 +205,7 @@ class Attention(Module):
                 "convert a 0/1 mask with mask.bool(), e.g. padding (B, T) -> "
                 "mask[:, None, None, :].bool()"
             )
-        full = (B, self.n_head, T, T)
+        full = (B, self.n_head, T, T if keys is None else keys)
         if not broadcasts_to(mask.shape, full):
             raise ValueError(
                 f"Attention: attn_mask of shape {mask.shape} does not broadcast to "
