@@ -29,6 +29,28 @@ from .functional_norm import (  # shared helpers
     layer_norm,
     rms_norm,
 )
+from .functional_conv import (
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    fold,
+    unfold,
+)
+from .functional_pool import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    interpolate,
+    max_pool1d,
+    max_pool2d,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 
 __all__ = [
     "batch_norm",
@@ -48,6 +70,25 @@ __all__ = [
     "rms_norm",
     "scaled_dot_product_attention",
     "softmax",
+    # convolution and pooling (functional_conv.py, functional_pool.py)
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "fold",
+    "interpolate",
+    "max_pool1d",
+    "max_pool2d",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "unfold",
 ]
 
 

@@ -298,3 +298,8 @@ CASES = [
 ]
 
 CASES_BY_NAME = {case.name: case for case in CASES}
+
+from . import op_cases_nn  # noqa: E402 - convolution, pooling and the losses, in their own file
+
+CASES += op_cases_nn.CASES
+CASES_BY_NAME = {case.name: case for case in CASES}

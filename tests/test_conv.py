@@ -1,0 +1,169 @@
+"""Convolution, pooling and resampling: the identities that define them, their gradients, and
+their errors. (Values against naive NumPy loops and PyTorch: the op table, tests/test_ops.py and
+tests/test_oracle_ops.py; more PyTorch comparisons: tests/test_oracle_conv.py.)"""
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+import tinygrad_norm.nn.functional as F
+
+rng = np.random.default_rng(0)
+
+
+def t(*shape, requires_grad=True):
+    return tg.tensor(rng.standard_normal(shape), requires_grad=requires_grad)
+
+
+def test_fold_is_the_adjoint_of_unfold():
+    """<fold(c), x> = <c, unfold(x)> for every c and x: col2im is im2col transposed."""
+    x, c = rng.standard_normal((2, 3, 5, 6)), rng.standard_normal((2, 3 * 6, 9))
+    kw = dict(kernel_size=(2, 3), padding=1, stride=2)
+    lhs = (F.fold(tg.tensor(c), (5, 6), **kw).numpy() * x).sum()
+    rhs = (c * F.unfold(tg.tensor(x), **kw).numpy()).sum()
+    assert lhs == pytest.approx(rhs, rel=1e-12)
+
+
+def test_conv2d_is_weight_times_unfold():
+    """im2col: conv2d(x, w) = w.reshape(C_out, -1) @ unfold(x), reshaped to the output grid."""
+    x, w = t(2, 3, 6, 5), t(4, 3, 3, 2)
+    y = F.conv2d(x, w, stride=(2, 1), padding=1)
+    cols = F.unfold(x, (3, 2), padding=1, stride=(2, 1))  # (N, C·k, L)
+    np.testing.assert_allclose(
+        y.numpy(), (w.reshape(4, -1) @ cols).reshape(y.shape).numpy(), rtol=1e-12
+    )
+
+
+def test_conv_transpose_is_the_input_gradient_of_conv():
+    """d <conv2d(x, w), g> / dx = conv_transpose2d(g, w) with the same stride, padding, ..."""
+    x, w, kw = t(1, 4, 7, 6), t(6, 2, 3, 3), dict(stride=2, padding=1, dilation=1, groups=2)
+    y = F.conv2d(x, w, **kw)
+    g = rng.standard_normal(y.shape)
+    (grad_x,) = tg.autograd.grad((y * tg.tensor(g)).sum(), [x])
+    # output_padding recovers the input size lost to the stride's rounding down
+    back = F.conv_transpose2d(tg.tensor(g), w, output_padding=(0, 1), **kw)
+    np.testing.assert_allclose(back.numpy(), grad_x.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(stride=2, padding="valid"),
+        dict(padding="same", dilation=(2, 1)),
+        dict(groups=3),
+    ],
+)
+def test_conv2d_first_and_second_derivatives(kw):
+    x, w, b = t(1, 3, 5, 4), t(3, 3 // kw.get("groups", 1), 2, 3), t(3)
+    assert tg.gradcheck(lambda *a: F.conv2d(*a, **kw), (x, w, b))
+    assert tg.gradgradcheck(lambda *a: F.conv2d(*a, **kw), (x, w, b))
+
+
+def test_conv2d_gradcheck_fast_mode_on_a_bigger_layer():
+    x, w = t(2, 4, 9, 9), t(8, 4, 3, 3)
+    assert tg.gradcheck(lambda a, b: F.conv2d(a, b, padding=1), (x, w), fast_mode=True)
+
+
+def test_padding_same_keeps_the_size_and_pads_the_odd_extra_after():
+    x = tg.tensor([[[0.0, 1.0, 2.0, 3.0, 4.0]]])
+    y = F.conv1d(x, tg.tensor([[[1.0, 0.0]]]), padding="same")  # total pad 1: (0, 1)
+    assert y.tolist() == [[[0.0, 1.0, 2.0, 3.0, 4.0]]]
+    y = F.conv1d(x, tg.tensor([[[0.0, 0.0, 1.0, 0.0]]]), padding="same")  # pad (1, 2)
+    assert y.tolist() == [[[1.0, 2.0, 3.0, 4.0, 0.0]]]
+
+
+def test_unbatched_inputs_give_unbatched_outputs():
+    x, w = t(3, 5, 5, requires_grad=False), t(2, 3, 3, 3, requires_grad=False)
+    assert F.conv2d(x, w).shape == (2, 3, 3)
+    np.testing.assert_allclose(F.conv2d(x, w).numpy(), F.conv2d(x.unsqueeze(0), w)[0].numpy())
+    assert F.max_pool2d(x, 2).shape == (3, 2, 2)
+    assert F.conv_transpose1d(t(3, 4), t(3, 2, 2)).shape == (2, 5)
+
+
+def test_max_pool_sends_each_window_gradient_to_its_maximum_only():
+    x = tg.tensor([[[1.0, 5.0, 2.0, 0.0, 3.0]]], requires_grad=True)
+    y = F.max_pool1d(x, 3, stride=1)  # windows [1 5 2] [5 2 0] [2 0 3]: maxima 5, 5, 3
+    assert y.tolist() == [[[5.0, 5.0, 3.0]]]
+    y.backward(tg.tensor([[[1.0, 10.0, 100.0]]]))
+    assert x.grad.tolist() == [[[0.0, 11.0, 0.0, 0.0, 100.0]]]  # overlapping windows add up
+
+
+def test_max_pool_ties_go_to_the_first_maximum_as_pytorch():
+    x = tg.tensor([[[[2.0, 2.0], [1.0, 2.0]]]], requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    assert x.grad.tolist() == [[[[1.0, 0.0], [0.0, 0.0]]]]
+
+
+def test_max_pool_indices_point_at_the_maxima():
+    x = t(2, 3, 7, 6, requires_grad=False)
+    y, idx = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)
+    assert idx.dtype == tg.int64 and idx.shape == y.shape
+    picked = np.take_along_axis(x.numpy().reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), -1)
+    np.testing.assert_array_equal(picked.reshape(y.shape), y.numpy())
+    y, idx = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    picked = np.take_along_axis(x.numpy().reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), -1)
+    np.testing.assert_array_equal(picked.reshape(y.shape), y.numpy())
+
+
+def test_avg_pool_counts_the_padding_only_when_asked():
+    x = tg.ones(1, 1, 2, 2)
+    assert F.avg_pool2d(x, 2, padding=1).tolist() == [[[[0.25, 0.25], [0.25, 0.25]]]]
+    assert F.avg_pool2d(x, 2, padding=1, count_include_pad=False).tolist() == [
+        [[[1.0, 1.0], [1.0, 1.0]]]
+    ]
+    assert F.avg_pool2d(x, 2, divisor_override=2).tolist() == [[[[2.0]]]]
+
+
+def test_adaptive_avg_pool_to_one_is_the_mean():
+    x = t(2, 3, 5, 7, requires_grad=False)
+    np.testing.assert_allclose(
+        F.adaptive_avg_pool2d(x, 1).numpy(), x.numpy().mean((2, 3), keepdims=True), rtol=1e-12
+    )
+
+
+def test_interpolate_align_corners_keeps_the_corners():
+    x = t(1, 1, 3, 4, requires_grad=False)
+    y = F.interpolate(x, size=(7, 10), mode="bilinear", align_corners=True).numpy()
+    np.testing.assert_allclose(y[..., ::3, ::3], x.numpy(), rtol=1e-12)
+
+
+def test_pixel_unshuffle_undoes_pixel_shuffle():
+    x = t(2, 12, 3, 4, requires_grad=False)
+    y = F.pixel_shuffle(x, 2)
+    assert y.shape == (2, 3, 6, 8)
+    np.testing.assert_array_equal(F.pixel_unshuffle(y, 2).numpy(), x.numpy())
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: F.conv2d(tg.ones(1, 3, 5, 5), tg.ones(2, 2, 3, 3)), "channels"),
+        (
+            lambda: F.conv2d(tg.ones(1, 2, 5, 5), tg.ones(2, 2, 3, 3), stride=2, padding="same"),
+            "strided",
+        ),  # fmt: skip
+        (lambda: F.conv2d(tg.ones(1, 2, 2, 2), tg.ones(2, 2, 3, 3)), "no window fits"),
+        (lambda: F.conv2d(tg.ones(1, 2, 5, 5), tg.ones(2, 2, 3, 3), padding="full"), "padding"),
+        (lambda: F.conv2d(tg.ones(2, 5), tg.ones(2, 2, 3, 3)), "4-d input"),
+        (lambda: F.conv2d(tg.ones(1, 2, 5, 5), tg.ones(2, 2, 3, 3, dtype=tg.float64)), "dtype"),
+        (
+            lambda: F.conv_transpose2d(
+                tg.ones(1, 2, 3, 3), tg.ones(2, 1, 2, 2), stride=2, output_padding=2
+            ),
+            "output_padding",
+        ),  # fmt: skip
+        (lambda: F.max_pool2d(tg.ones(1, 1, 4, 4), 2, padding=2), "half"),
+        (lambda: F.fold(tg.ones(1, 5, 4), (3, 3), 2), "fold"),
+    ],
+)
+def test_mistakes_raise_runtime_error_with_the_reason(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call()
+
+
+def test_interpolate_mistakes():
+    with pytest.raises(ValueError, match="exactly one"):
+        F.interpolate(tg.ones(1, 1, 2, 2))
+    with pytest.raises(ValueError, match="bilinear"):
+        F.interpolate(tg.ones(1, 1, 2), scale_factor=2, mode="bilinear")

@@ -1,0 +1,156 @@
+"""Pooling and resampling, composed from the windows of `conv.py` and matrix products.
+
+- max pooling: the windows (padded with -inf), the largest element of each picked by a one-hot
+  mask of its argmax. The gradient is routed through that mask: each window's gradient goes to
+  its maximum alone (the first one on ties, as PyTorch), and overlapping windows add up.
+- average pooling: the windows summed, divided by how many elements each window counts.
+- adaptive pooling and interpolation: each output axis is a weighted sum of the input axis, a
+  constant (out, in) matrix applied along that axis, one axis at a time.
+
+Shapes: x (N, C, *S) -> (N, C, *O), with any number of spatial axes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .composite import as_tensor, cat
+from .conv import Unfold, Windows
+
+
+def max_pool(x, geometry: Windows):
+    """The largest element of each window, and its flat index in the input's spatial axes.
+
+    Returns (values (N, C, *O), indices (N, C, *O) int64 array).
+    """
+    n, c = x.shape[:2]
+    k = math.prod(geometry.kernel)
+    cols = Unfold.apply(x, geometry, -np.inf).reshape((n, c, k) + geometry.out)  # (N, C, k, *O)
+    best = np.argmax(cols.data, axis=2)  # (N, C, *O): the first maximum of each window
+    chosen = np.arange(k).reshape((1, 1, k) + (1,) * len(geometry.out)) == best[:, :, None]
+    values = cols.masked_fill(~chosen, 0.0).sum(dim=2)  # the gradient flows to `chosen` only
+    return values, _flat_indices(best, geometry)
+
+
+def _flat_indices(best: np.ndarray, geometry: Windows) -> np.ndarray:
+    """Window o's element j sits at input position o·stride + j·dilation - low pad."""
+    offsets = np.unravel_index(best, geometry.kernel)
+    position = []
+    for axis, (j, s, d, (lo, _)) in enumerate(
+        zip(offsets, geometry.stride, geometry.dilation, geometry.pads)
+    ):
+        o = np.arange(geometry.out[axis]).reshape((-1,) + (1,) * (len(geometry.out) - axis - 1))
+        position.append(o * s + j * d - lo)
+    return np.ravel_multi_index(tuple(position), geometry.size).astype(np.int64)
+
+
+def avg_pool(x, geometry: Windows, padding: tuple, count_include_pad=True, divisor_override=None):
+    """The sum of each window divided by its count.
+
+    The count is PyTorch's: the window's elements inside the input and its symmetric
+    `padding` when count_include_pad (ceil_mode's extra padding never counts), else only
+    those inside the input; `divisor_override` replaces it.
+    """
+    n, c = x.shape[:2]
+    k = math.prod(geometry.kernel)
+    cols = Unfold.apply(x, geometry).reshape((n, c, k) + geometry.out)  # (N, C, k, *O)
+    total = cols.sum(dim=2)  # (N, C, *O)
+    if divisor_override:
+        return total / divisor_override
+    counts = np.ones((), dtype=np.int64)
+    for size, kernel, s, p, o in zip(
+        geometry.size, geometry.kernel, geometry.stride, padding, geometry.out
+    ):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + kernel, size + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, size)
+        counts = np.multiply.outer(counts, end - start)
+    return total / as_tensor(counts.astype(x.dtype))
+
+
+def apply_along(x, matrix: np.ndarray, axis: int):
+    """x with `axis` replaced by matrix @ (that axis): matrix (out, in) as a constant."""
+    moved = x.transpose(axis, -1)  # (..., in)
+    out = moved @ as_tensor(np.ascontiguousarray(matrix.T, dtype=x.dtype))  # (..., out)
+    return out.transpose(axis, -1)
+
+
+def adaptive_avg_matrix(size: int, out: int) -> np.ndarray:
+    """(out, size): row i averages input [floor(i·S/O), ceil((i+1)·S/O)), as PyTorch."""
+    start = np.arange(out) * size // out
+    end = -(-(np.arange(out) + 1) * size // out)
+    cols = np.arange(size)
+    inside = (cols >= start[:, None]) & (cols < end[:, None])
+    return inside / (end - start)[:, None]
+
+
+def adaptive_max(x, out: tuple):
+    """Adaptive max pooling over the last len(out) axes: windows of varying sizes.
+
+    Each axis gets an (O, longest window) index table; short windows point past the end, at a
+    -inf appended to the axis, so they never win. Returns (values, flat indices array).
+    """
+    n_space = len(out)
+    size = x.shape[2:]
+    tables = []
+    for axis, (s, o) in enumerate(zip(size, out)):
+        start = np.arange(o) * s // o
+        end = -(-(np.arange(o) + 1) * s // o)
+        j = np.arange((end - start).max())
+        table = np.where(start[:, None] + j < end[:, None], start[:, None] + j, s)  # (O, w)
+        tables.append(table)
+        pad_shape = x.shape[: 2 + axis] + (1,) + x.shape[3 + axis :]
+        x = cat([x, as_tensor(np.full(pad_shape, -np.inf, dtype=x.dtype))], dim=2 + axis)
+    index = [slice(None), slice(None)]
+    for axis, table in enumerate(tables):  # table i broadcast over axes (O_i, w_i)
+        shape = [1] * (2 * n_space)
+        shape[2 * axis : 2 * axis + 2] = table.shape
+        index.append(table.reshape(shape))
+    win = x[tuple(index)]  # (N, C, O1, w1, O2, w2, ...)
+    order = (0, 1) + tuple(range(2, 2 + 2 * n_space, 2)) + tuple(range(3, 2 + 2 * n_space, 2))
+    win = win.permute(*order)  # (N, C, *O, *w)
+    win = win.reshape(win.shape[: 2 + n_space] + (-1,))  # (N, C, *O, w1·w2·...)
+    best = np.argmax(win.data, axis=-1)
+    chosen = np.arange(win.shape[-1]) == best[..., None]
+    values = win.masked_fill(~chosen, 0.0).sum(dim=-1)
+    widths = tuple(t.shape[1] for t in tables)
+    offsets = np.unravel_index(best, widths)
+    position = tuple(
+        tables[a][np.arange(out[a]).reshape((-1,) + (1,) * (n_space - a - 1)), offsets[a]]
+        for a in range(n_space)
+    )
+    return values, np.ravel_multi_index(position, size).astype(np.int64)
+
+
+def resample_matrix(
+    size: int, out: int, mode: str, align_corners: bool | None, scale: float | None
+) -> np.ndarray:
+    """(out, size): how interpolate's output positions mix the input's, along one axis.
+
+    `scale` is the input step per output step (in / out, or 1 / scale_factor when given).
+    nearest: src = min(floor(dst · scale), S - 1); nearest-exact: floor((dst + 0.5) · scale).
+    linear: src = (dst + 0.5) · scale - 0.5 clamped at 0, or with align_corners
+    dst · (S - 1) / (O - 1); the output is (1 - t) · x[floor(src)] + t · x[floor(src) + 1].
+    """
+    dst = np.arange(out, dtype=np.float64)
+    matrix = np.zeros((out, size))
+    rows = np.arange(out)
+    if mode in ("nearest", "nearest-exact"):
+        step = scale if scale is not None else size / out
+        src = np.floor((dst + (0.5 if mode == "nearest-exact" else 0.0)) * step)
+        matrix[rows, np.minimum(src.astype(np.int64), size - 1)] = 1.0
+        return matrix
+    if align_corners:
+        src = dst * ((size - 1) / (out - 1) if out > 1 else 0.0)
+    else:
+        step = scale if scale is not None else size / out
+        src = np.maximum((dst + 0.5) * step - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    t = src - low
+    np.add.at(matrix, (rows, low), 1.0 - t)
+    np.add.at(matrix, (rows, high), t)
+    return matrix
