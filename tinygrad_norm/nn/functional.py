@@ -38,6 +38,23 @@ from .functional_conv import (
     fold,
     unfold,
 )
+from .functional_ctc import ctc_loss
+from .functional_loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cosine_embedding_loss,
+    cosine_similarity,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    pairwise_distance,
+    poisson_nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+)
 from .functional_pool import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -89,6 +106,22 @@ __all__ = [
     "pixel_shuffle",
     "pixel_unshuffle",
     "unfold",
+    # losses and distances (functional_loss.py, functional_ctc.py)
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "cosine_similarity",
+    "ctc_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
 ]
 
 

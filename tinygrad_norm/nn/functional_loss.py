@@ -1,0 +1,310 @@
+"""nn.functional's losses and distances, composed from primitives (autograd derives every
+gradient, so all are twice differentiable where the maths is).
+
+Each loss computes one value per element (or per sample) and then reduces it: "mean" (the
+default), "sum", or "none" (keep them all). Names, arguments and defaults are PyTorch's;
+`size_average` / `reduce` are PyTorch's deprecated spellings of `reduction` and are accepted.
+`nll_loss`, `cross_entropy` and `mse_loss` live in functional.py; `ctc_loss` in
+functional_ctc.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ops.composite import as_tensor
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "cosine_similarity",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "pairwise_distance",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+]
+
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """PyTorch's old `size_average` / `reduce` flags as a `reduction` (they win when given)."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def reduce_loss(op: str, loss, reduction: str):
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def _pair(op: str, input, target):  # noqa: A002 - PyTorch's name
+    """input and target as tensors of one shape (an error names both shapes otherwise)."""
+    x = as_tensor(input)
+    t = as_tensor(target, x)
+    if t.dtype != x.dtype and t.dtype.kind == "f":
+        t = t.to(x.dtype)
+    if t.shape != x.shape:
+        raise ValueError(
+            f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; give "
+            "them the same shape (e.g. target.reshape(input.shape))"
+        )
+    return x, t
+
+
+def _constant(value, like):
+    """A tensor of `like`'s dtype holding value (a number, array or tensor)."""
+    t = as_tensor(value, like)
+    return t.to(like.dtype) if t.dtype != like.dtype else t
+
+
+def _identity_clamp_min(x, low: float):
+    """max(x, low) in value, with the gradient of x itself (PyTorch clamps such terms under
+    no_grad: the clamp only guards the value)."""
+    return x + as_tensor(np.maximum(x.data, low) - x.data)
+
+
+# --- probabilities ------------------------------------------------------------------------------
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
+    """-weight · (t · log(p) + (1 - t) · log(1 - p)) for probabilities p in [0, 1].
+
+    Each log is clamped at -100, as PyTorch does, so p = 0 or 1 gives a finite loss. For
+    logits, binary_cross_entropy_with_logits is the stable choice.
+
+    >>> import tinygrad_norm as tg
+    >>> binary_cross_entropy(tg.tensor([0.5, 0.5]), tg.tensor([1.0, 0.0]))   # log 2
+    tensor(0.6931)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    p, t = _pair("binary_cross_entropy", input, target)
+    if ((p.data < 0) | (p.data > 1)).any():
+        raise RuntimeError(
+            "binary_cross_entropy: every input must be a probability in [0, 1]; for "
+            "unbounded scores (logits) use binary_cross_entropy_with_logits"
+        )
+    loss = -(t * p.log().clamp(min=-100) + (1 - t) * (1 - p).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * _constant(weight, p)
+    return reduce_loss("binary_cross_entropy", loss, reduction)
+
+
+def _softplus(x):
+    """log(1 + exp(x)), stable: max(x, 0) + log(1 + exp(-|x|))."""
+    return x.relu() + ((-x.abs()).exp() + 1).log()
+
+
+def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
+    """Binary cross-entropy of sigmoid(x), computed stably from the logits x:
+
+        loss = (1 - t) · x + (1 + (pos_weight - 1) · t) · log(1 + exp(-x))
+
+    pos_weight (one per class, broadcast over the last axis) weighs the positive targets,
+    weight each element. log(1 + exp(-x)) = max(-x, 0) + log(1 + exp(-|x|)) never overflows.
+
+    >>> import tinygrad_norm as tg
+    >>> binary_cross_entropy_with_logits(tg.tensor([0.0]), tg.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x, t = _pair("binary_cross_entropy_with_logits", input, target)
+    softplus_neg = _softplus(-x)  # -log(sigmoid(x))
+    if pos_weight is None:
+        loss = (1 - t) * x + softplus_neg
+    else:
+        loss = (1 - t) * x + (1 + (_constant(pos_weight, x) - 1) * t) * softplus_neg
+    if weight is not None:
+        loss = loss * _constant(weight, x)
+    return reduce_loss("binary_cross_entropy_with_logits", loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):  # fmt: skip  # noqa: A002 - PyTorch's names
+    """Kullback-Leibler divergence KL(target || q), input = log q:
+    t · (log t - input), or exp(t) · (t - input) when log_target; 0 where t = 0.
+
+    reduction "batchmean" divides the sum by the batch size (the true KL per sample); "mean",
+    PyTorch's default, divides by the number of elements.
+
+    >>> import tinygrad_norm as tg
+    >>> kl_div(tg.tensor([[0.5, 0.5]]).log(), tg.tensor([[0.5, 0.5]]), reduction="batchmean")
+    tensor(0.)
+    """
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x, t = _pair("kl_div", input, target)
+    if log_target:
+        loss = t.exp() * (t - x)
+    else:
+        positive = t.data > 0
+        safe = t.masked_fill(~positive, 1.0)  # log(1) = 0: no -inf, no NaN gradient
+        loss = (t * (safe.log() - x)).masked_fill(~positive, 0.0)
+    if reduction == "batchmean":
+        return loss.sum() / (x.shape[0] if x.ndim else 1)
+    return reduce_loss("kl_div", loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):  # fmt: skip  # noqa: A002
+    """Negative log-likelihood of target ~ Poisson(rate), dropping log(target!):
+    exp(x) - t · x when log_input (x = log rate), else x - t · log(x + eps). With `full`,
+    Stirling's t · log t - t + log(2πt) / 2 is added where t > 1."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    x, t = _pair("poisson_nll_loss", input, target)
+    loss = x.exp() - t * x if log_input else x - t * (x + eps).log()
+    if full:
+        big = t.data > 1
+        safe = t.masked_fill(~big, 1.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        loss = loss + stirling.masked_fill(~big, 0.0)
+    return reduce_loss("poisson_nll_loss", loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
+    """Negative log-likelihood of target ~ Normal(input, var):
+    (log(var) + (input - target)² / var) / 2 (+ log(2π) / 2 with `full`).
+
+    var has the input's shape, or one fewer trailing axis (or a last axis of 1): one variance
+    per sample. It is clamped at eps for the value only, as PyTorch.
+    """
+    x, t = _pair("gaussian_nll_loss", input, target)
+    v = _constant(var, x)
+    if v.shape != x.shape and v.shape == x.shape[:-1]:
+        v = v.unsqueeze(-1)
+    if v.shape != x.shape and not (v.shape[:-1] == x.shape[:-1] and v.shape[-1:] == (1,)):
+        raise ValueError(f"gaussian_nll_loss: var of shape {v.shape} does not fit input {x.shape}")
+    if (v.data < 0).any():
+        raise ValueError("gaussian_nll_loss: var has negative entries; a variance is >= 0")
+    v = _identity_clamp_min(v, eps)
+    loss = 0.5 * (v.log() + (x - t) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return reduce_loss("gaussian_nll_loss", loss, reduction)
+
+
+# --- regression ---------------------------------------------------------------------------------
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """|input - target|, reduced.
+
+    >>> import tinygrad_norm as tg
+    >>> l1_loss(tg.tensor([1.0, 2.0]), tg.tensor([1.5, 4.0]))
+    tensor(1.2500)
+    """
+    x, t = _pair("l1_loss", input, target)
+    return reduce_loss("l1_loss", (x - t).abs(), legacy_reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
+                   beta=1.0):  # fmt: skip  # noqa: A002 - PyTorch's names
+    """0.5 · d² / beta where |d| < beta, else |d| - beta / 2 (d = input - target): quadratic
+    near 0, linear far away. beta = 0 is l1_loss."""
+    x, t = _pair("smooth_l1_loss", input, target)
+    d = (x - t).abs()
+    loss = d if beta == 0 else _where(d.data < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    return reduce_loss("smooth_l1_loss", loss, legacy_reduction(size_average, reduce, reduction))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002 - PyTorch's name
+    """0.5 · d² where |d| < delta, else delta · (|d| - delta / 2): smooth_l1_loss times
+    delta, with beta = delta."""
+    x, t = _pair("huber_loss", input, target)
+    d = (x - t).abs()
+    loss = _where(d.data < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return reduce_loss("huber_loss", loss, reduction)
+
+
+def _where(condition: np.ndarray, a, b):
+    return b.masked_fill(condition, 0.0) + a.masked_fill(~condition, 0.0)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """log(1 + exp(-target · input)) for targets ±1."""
+    x, t = _pair("soft_margin_loss", input, target)
+    loss = _softplus(-t * x)
+    return reduce_loss("soft_margin_loss", loss, legacy_reduction(size_average, reduce, reduction))
+
+
+# --- margins and similarities -------------------------------------------------------------------
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):  # fmt: skip
+    """max(0, -target · (input1 - input2) + margin): target 1 wants input1 ranked higher."""
+    x1, x2 = as_tensor(input1), as_tensor(input2)
+    y = _constant(target, x1)
+    loss = (-y * (x1 - x2) + margin).relu()
+    return reduce_loss("margin_ranking_loss", loss,
+                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
+    """input where target = 1, max(0, margin - input) where target = -1 (input: a distance)."""
+    x, y = _pair("hinge_embedding_loss", input, target)
+    loss = (margin - x).relu().masked_fill(y.data == 1, 0.0) + x.masked_fill(y.data == -1, 0.0)
+    return reduce_loss("hinge_embedding_loss", loss,
+                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 · x2) / (max(‖x1‖, eps) · max(‖x2‖, eps)) along dim (inputs broadcast).
+
+    >>> import tinygrad_norm as tg
+    >>> cosine_similarity(tg.tensor([[1.0, 0.0]]), tg.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    a, b = as_tensor(x1), as_tensor(x2)
+    na = _identity_clamp_min(a.norm(dim=dim, keepdim=True), eps)
+    nb = _identity_clamp_min(b.norm(dim=dim, keepdim=True), eps)
+    return ((a / na) * (b / nb)).sum(dim=dim)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):  # fmt: skip
+    """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1;
+    cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
+    x1, x2 = as_tensor(input1), as_tensor(input2)
+    y = as_tensor(target).data
+    dot = (x1 * x2).sum(dim=-1)
+    cos = dot / ((x1 * x1).sum(dim=-1) + 1e-12).sqrt() / ((x2 * x2).sum(dim=-1) + 1e-12).sqrt()
+    loss = (1 - cos).masked_fill(y != 1, 0.0) + (cos - margin).relu().masked_fill(y != -1, 0.0)
+    return reduce_loss("cosine_embedding_loss", loss,
+                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """‖x1 - x2 + eps‖_p along the last axis (eps keeps the norm's gradient finite at 0)."""
+    a, b = as_tensor(x1), as_tensor(x2)
+    return (a - b + eps).norm(p=p, dim=-1, keepdim=keepdim)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """All distances between the rows of x1 (..., P, M) and of x2 (..., R, M): (..., P, R).
+
+    `tg.cdist` (PyTorch's `torch.cdist`). The differences are formed explicitly, (..., P, R, M):
+    plain and exact, where PyTorch may use a matrix product for large p = 2 inputs.
+    """
+    a, b = as_tensor(x1), as_tensor(x2)
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(
+            f"cdist: x1 {a.shape} and x2 {b.shape} must be (..., P, M) and (..., R, M) "
+            "with the same M"
+        )
+    diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
+    return diff.norm(p=p, dim=-1)
