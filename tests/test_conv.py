@@ -142,7 +142,7 @@ def test_pixel_unshuffle_undoes_pixel_shuffle():
         (
             lambda: F.conv2d(tg.ones(1, 2, 5, 5), tg.ones(2, 2, 3, 3), stride=2, padding="same"),
             "strided",
-        ),  # fmt: skip
+        ),
         (lambda: F.conv2d(tg.ones(1, 2, 2, 2), tg.ones(2, 2, 3, 3)), "no window fits"),
         (lambda: F.conv2d(tg.ones(1, 2, 5, 5), tg.ones(2, 2, 3, 3), padding="full"), "padding"),
         (lambda: F.conv2d(tg.ones(2, 5), tg.ones(2, 2, 3, 3)), "4-d input"),
@@ -152,7 +152,7 @@ def test_pixel_unshuffle_undoes_pixel_shuffle():
                 tg.ones(1, 2, 3, 3), tg.ones(2, 1, 2, 2), stride=2, output_padding=2
             ),
             "output_padding",
-        ),  # fmt: skip
+        ),
         (lambda: F.max_pool2d(tg.ones(1, 1, 4, 4), 2, padding=2), "half"),
         (lambda: F.fold(tg.ones(1, 5, 4), (3, 3), 2), "fold"),
     ],

@@ -80,8 +80,14 @@ def test_conv_transpose1d():
 def test_unfold_and_fold():
     kw = dict(dilation=(1, 2), padding=1, stride=2)
     compare("unfold", [X2], kernel_size=(2, 3), **kw)
-    compare("fold", [rng.standard_normal((2, 24, 12))], output_size=(7, 6), kernel_size=(2, 3),
-            padding=1, stride=2)  # fmt: skip
+    compare(
+        "fold",
+        [rng.standard_normal((2, 24, 12))],
+        output_size=(7, 6),
+        kernel_size=(2, 3),
+        padding=1,
+        stride=2,
+    )
 
 
 @pytest.mark.parametrize(
@@ -99,8 +105,9 @@ def test_max_pool2d(kw):
 
 
 def test_max_pool1d():
-    compare("max_pool1d", [X1], kernel_size=3, stride=2, padding=1, ceil_mode=True,
-            return_indices=True)  # fmt: skip
+    compare(
+        "max_pool1d", [X1], kernel_size=3, stride=2, padding=1, ceil_mode=True, return_indices=True
+    )
 
 
 @pytest.mark.parametrize(
@@ -118,8 +125,15 @@ def test_avg_pool2d(kw):
 
 
 def test_avg_pool1d():
-    compare("avg_pool1d", [X1], kernel_size=4, stride=3, padding=2, ceil_mode=True,
-            count_include_pad=False)  # fmt: skip
+    compare(
+        "avg_pool1d",
+        [X1],
+        kernel_size=4,
+        stride=3,
+        padding=2,
+        ceil_mode=True,
+        count_include_pad=False,
+    )
 
 
 @pytest.mark.parametrize("size", [(3, 4), (5, None), 1, (7, 6)], ids=str)
@@ -159,3 +173,67 @@ def test_interpolate_linear():
 def test_pixel_shuffle_and_unshuffle():
     compare("pixel_shuffle", [rng.standard_normal((2, 8, 3, 2))], upscale_factor=2)
     compare("pixel_unshuffle", [rng.standard_normal((2, 2, 4, 6))], downscale_factor=2)
+
+
+# --- layers: PyTorch's state dicts load, and the layers then compute what PyTorch's do ----------
+LAYERS = [
+    ("Conv1d", (4, 6, 3), dict(stride=2, padding=1, groups=2), (2, 4, 9)),
+    ("Conv2d", (4, 6, (3, 2)), dict(padding="same", dilation=2, bias=False), (2, 4, 7, 6)),
+    ("Conv2d", (4, 6, 3), dict(stride=2, groups=2), (2, 4, 7, 6)),
+    ("ConvTranspose1d", (4, 2, 3), dict(stride=3, padding=1), (2, 4, 9)),
+    (
+        "ConvTranspose2d",
+        (4, 6, 3),
+        dict(stride=2, padding=1, output_padding=1, groups=2),
+        (2, 4, 7, 6),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape", LAYERS, ids=lambda v: str(v))
+def test_pytorch_state_dict_loads_and_the_layer_matches(name, args, kwargs, shape):
+    theirs = getattr(torch.nn, name)(*args, **kwargs).double()
+    ours = getattr(tg.nn, name)(*args, **kwargs).double()
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    assert {k: v.shape for k, v in ours.state_dict().items()} == {
+        k: v.shape for k, v in state.items()
+    }
+    ours.load_state_dict(state)
+    assert repr(ours) == repr(theirs)
+    x = rng.standard_normal(shape)
+    out, tout = ours(tg.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_conv_transpose_output_size_picks_the_output_padding():
+    theirs = torch.nn.ConvTranspose2d(2, 3, 3, stride=3).double()
+    ours = tg.nn.ConvTranspose2d(2, 3, 3, stride=3).double()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((1, 2, 4, 4))
+    out = ours(tg.tensor(x), output_size=(13, 14))
+    tout = theirs(torch.tensor(x), output_size=(13, 14))
+    assert out.shape == (1, 3, 13, 14)
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [
+        ("MaxPool2d", (3, 2, 1)),
+        ("AvgPool2d", (3, 2, 1)),
+        ("AdaptiveAvgPool2d", ((2, 3),)),
+        ("Flatten", ()),
+        ("Unflatten", (1, (2, 2))),
+        ("ZeroPad2d", ((1, 2, 0, -1),)),
+        ("PixelShuffle", (2,)),
+        ("Upsample", (None, 2.0, "bilinear")),
+    ],
+    ids=lambda v: str(v),
+)
+def test_parameter_free_layers_match_pytorch(name, args):
+    x = rng.standard_normal((2, 4, 5, 6))
+    ours, theirs = getattr(tg.nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_allclose(
+        ours(tg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(), rtol=1e-12
+    )

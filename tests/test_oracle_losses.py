@@ -24,8 +24,11 @@ def compare(name, arrays, differentiable, lib_name=None, **kw):
     theirs = [torch.tensor(a, requires_grad=d) for a, d in zip(arrays, differentiable)]
     ours_kw = {k: tg.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     theirs_kw = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
-    fn, tfn = (getattr(tg, lib_name), getattr(torch, lib_name)) if lib_name else (
-        getattr(F, name), getattr(TF, name))  # fmt: skip
+    fn, tfn = (
+        (getattr(tg, lib_name), getattr(torch, lib_name))
+        if lib_name
+        else (getattr(F, name), getattr(TF, name))
+    )
     out, tout = fn(*ours, **ours_kw), tfn(*theirs, **theirs_kw)
     assert tuple(out.shape) == tuple(tout.shape)
     np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
@@ -43,8 +46,13 @@ REDUCTIONS = ["mean", "sum", "none"]
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_binary_cross_entropy(reduction):
     compare("binary_cross_entropy", [P, Y], [True, True], reduction=reduction)
-    compare("binary_cross_entropy", [P, Y], [True, False], weight=rng.uniform(0, 1, 4),
-            reduction=reduction)  # fmt: skip
+    compare(
+        "binary_cross_entropy",
+        [P, Y],
+        [True, False],
+        weight=rng.uniform(0, 1, 4),
+        reduction=reduction,
+    )
 
 
 def test_binary_cross_entropy_clamps_the_log_at_minus_100():
@@ -59,8 +67,14 @@ def test_binary_cross_entropy_clamps_the_log_at_minus_100():
 def test_binary_cross_entropy_with_logits(reduction):
     arrays, grads = [X * 20, Y], [True, True]
     compare("binary_cross_entropy_with_logits", arrays, grads, reduction=reduction)
-    compare("binary_cross_entropy_with_logits", arrays, grads, reduction=reduction,
-            weight=rng.uniform(0, 1, (3, 1)), pos_weight=rng.uniform(0.5, 3, 4))  # fmt: skip
+    compare(
+        "binary_cross_entropy_with_logits",
+        arrays,
+        grads,
+        reduction=reduction,
+        weight=rng.uniform(0, 1, (3, 1)),
+        pos_weight=rng.uniform(0.5, 3, 4),
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -79,15 +93,22 @@ def test_kl_div(reduction):
     target = rng.dirichlet(np.ones(4), 3)
     target[0, 1] = 0.0  # 0 · log 0 counts as 0
     compare("kl_div", [log_q, target], [True, False], reduction=reduction)
-    compare("kl_div", [log_q, np.log(target + 0.1)], [True, True], reduction=reduction,
-            log_target=True)  # fmt: skip
+    compare(
+        "kl_div", [log_q, np.log(target + 0.1)], [True, True], reduction=reduction, log_target=True
+    )
 
 
 def test_poisson_and_gaussian_nll():
     counts = rng.poisson(2, (3, 4)).astype(float)
     compare("poisson_nll_loss", [X, counts], [True, False])
-    compare("poisson_nll_loss", [np.abs(X) + 0.1, counts], [True, False], log_input=False,
-            full=True, reduction="sum")  # fmt: skip
+    compare(
+        "poisson_nll_loss",
+        [np.abs(X) + 0.1, counts],
+        [True, False],
+        log_input=False,
+        full=True,
+        reduction="sum",
+    )
     for var in [rng.uniform(0.5, 2, (3, 4)), rng.uniform(0.5, 2, (3, 1)), rng.uniform(0.5, 2, 3)]:
         compare("gaussian_nll_loss", [X, X2, var], [True, True, True], full=True)
     tiny = np.array([1e-9, 1.0, 1e-7])  # clamped at eps for the value, not for the gradient
@@ -96,12 +117,19 @@ def test_poisson_and_gaussian_nll():
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_margin_losses(reduction):
-    compare("margin_ranking_loss", [X[:, 0], X2[:, 0], SIGN], [True, True, False], margin=0.3,
-            reduction=reduction)  # fmt: skip
-    compare("hinge_embedding_loss", [X, np.sign(X2)], [True, False], margin=0.5,
-            reduction=reduction)  # fmt: skip
-    compare("cosine_embedding_loss", [X, X2, SIGN], [True, True, False], margin=0.2,
-            reduction=reduction)  # fmt: skip
+    compare(
+        "margin_ranking_loss",
+        [X[:, 0], X2[:, 0], SIGN],
+        [True, True, False],
+        margin=0.3,
+        reduction=reduction,
+    )
+    compare(
+        "hinge_embedding_loss", [X, np.sign(X2)], [True, False], margin=0.5, reduction=reduction
+    )
+    compare(
+        "cosine_embedding_loss", [X, X2, SIGN], [True, True, False], margin=0.2, reduction=reduction
+    )
 
 
 def test_similarities_and_distances():
@@ -121,8 +149,14 @@ def test_similarities_and_distances():
 def test_nll_loss_with_weight_and_ignore_index(reduction, ignore_index):
     log_p = np.log(rng.dirichlet(np.ones(4), 5))
     target = np.array([0, 2, 3, 2, 1])
-    compare("nll_loss", [log_p, target], [True, False], weight=rng.uniform(0.5, 2, 4),
-            ignore_index=ignore_index, reduction=reduction)  # fmt: skip
+    compare(
+        "nll_loss",
+        [log_p, target],
+        [True, False],
+        weight=rng.uniform(0.5, 2, 4),
+        ignore_index=ignore_index,
+        reduction=reduction,
+    )
 
 
 T, N, C = 6, 3, 5
@@ -136,8 +170,9 @@ def ctc_both(logits, targets, input_lengths, **kw):
     b = torch.tensor(logits, requires_grad=True)
     lengths = [np.asarray(input_lengths), TARGET_LENGTHS]
     out = F.ctc_loss(F.log_softmax(a, 2), tg.tensor(targets), *lengths, **kw)
-    tout = TF.ctc_loss(TF.log_softmax(b, 2), torch.tensor(targets),
-                       *map(torch.tensor, lengths), **kw)  # fmt: skip
+    tout = TF.ctc_loss(
+        TF.log_softmax(b, 2), torch.tensor(targets), *map(torch.tensor, lengths), **kw
+    )
     g = rng.standard_normal(tuple(out.shape))
     (out * tg.tensor(g)).sum().backward()
     (tout * torch.tensor(g)).sum().backward()
@@ -157,11 +192,49 @@ def test_ctc_loss(reduction, concatenated):
 
 def test_ctc_loss_zero_infinity():
     """Two frames cannot hold three labels: an infinite loss, or 0 with zero_infinity."""
-    out, tout, grad, tgrad = ctc_both(LOGITS, TARGETS, [2, 5, 4], reduction="none",
-                                      zero_infinity=True)  # fmt: skip
+    out, tout, grad, tgrad = ctc_both(
+        LOGITS, TARGETS, [2, 5, 4], reduction="none", zero_infinity=True
+    )
     assert out.tolist()[0] == 0.0
     np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10)
     np.testing.assert_allclose(grad.numpy(), tgrad.numpy(), rtol=1e-9, atol=1e-12)
-    out = F.ctc_loss(tg.tensor(LOGITS), tg.tensor(TARGETS), [2, 5, 4], TARGET_LENGTHS,
-                     reduction="none")  # fmt: skip
+    out = F.ctc_loss(
+        tg.tensor(LOGITS), tg.tensor(TARGETS), [2, 5, 4], TARGET_LENGTHS, reduction="none"
+    )
     assert np.isinf(out.numpy()[0])
+
+
+@pytest.mark.parametrize(
+    "name, kwargs, arrays",
+    [
+        ("BCELoss", dict(reduction="sum"), [P, Y]),
+        ("BCEWithLogitsLoss", dict(pos_weight=np.array([1.0, 2.0, 0.5, 3.0])), [X, Y]),
+        ("L1Loss", dict(), [X, X2]),
+        ("SmoothL1Loss", dict(beta=0.5), [X, X2]),
+        ("HuberLoss", dict(delta=0.5), [X, X2]),
+        ("KLDivLoss", dict(reduction="batchmean"), [X, rng.dirichlet(np.ones(4), 3)]),
+        ("PoissonNLLLoss", dict(full=True), [X, rng.poisson(2, (3, 4)).astype(float)]),
+        ("GaussianNLLLoss", dict(), [X, X2, rng.uniform(0.5, 2, (3, 4))]),
+        ("MarginRankingLoss", dict(margin=0.1), [X[:, 0], X2[:, 0], SIGN]),
+        ("HingeEmbeddingLoss", dict(), [X, np.sign(X2)]),
+        ("CosineEmbeddingLoss", dict(margin=0.1), [X, X2, SIGN]),
+        ("SoftMarginLoss", dict(), [X, np.sign(X2)]),
+        ("CosineSimilarity", dict(dim=0), [X, X2]),
+        ("PairwiseDistance", dict(p=1.5), [X, X2]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
+def test_loss_modules_match_pytorch(name, kwargs, arrays):
+    ours_kw = {k: tg.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    theirs_kw = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    out = getattr(tg.nn, name)(**ours_kw)(*map(tg.tensor, arrays))
+    tout = getattr(torch.nn, name)(**theirs_kw)(*map(torch.tensor, arrays))
+    np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_ctc_loss_module_matches_pytorch():
+    lp = LOGITS - np.log(np.exp(LOGITS).sum(-1, keepdims=True))
+    args = [lp, TARGETS, np.array([6, 5, 4]), TARGET_LENGTHS]
+    out = tg.nn.CTCLoss(reduction="sum")(*map(tg.tensor, args))
+    tout = torch.nn.CTCLoss(reduction="sum")(*map(torch.tensor, args))
+    np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=1e-10)

@@ -150,8 +150,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
-def _conv_transpose(op, n_space, input, weight, bias, stride, padding, output_padding, groups,
-                    dilation):  # fmt: skip  # noqa: A002
+def _conv_transpose(
+    op, n_space, input, weight, bias, stride, padding, output_padding, groups, dilation
+):  # noqa: A002
     x, unbatched = _batched(op, input, n_space)
     w = as_tensor(weight)
     if w.ndim != n_space + 2 or x.shape[1] != w.shape[0] or w.shape[0] % groups:
@@ -183,8 +184,9 @@ def _conv_transpose(op, n_space, input, weight, bias, stride, padding, output_pa
     return _unbatch(conv_ops.conv_transpose(x, w, bias, geometry, groups), unbatched)
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):  # fmt: skip  # noqa: A002 - PyTorch's names
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):  # noqa: A002 - PyTorch's names
     """1-d transposed convolution: the gradient of conv1d with respect to its input.
 
     input (N, C_in, L); weight (C_in, C_out / groups, K); output length
@@ -194,20 +196,41 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     >>> conv_transpose1d(tg.tensor([[[1.0, 2.0]]]), tg.tensor([[[1.0, 10.0]]])).tolist()
     [[[1.0, 12.0, 20.0]]]
     """
-    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding,
-                           output_padding, groups, dilation)  # fmt: skip
+    return _conv_transpose(
+        "conv_transpose1d",
+        1,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1):  # fmt: skip  # noqa: A002 - PyTorch's names
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):  # noqa: A002 - PyTorch's names
     """2-d transposed convolution ("deconvolution"): each input element adds a copy of the
     kernel, scaled by its value, into the output at stride steps; overlaps add up.
 
     input (N, C_in, H, W); weight (C_in, C_out / groups, kH, kW); output height
     (H - 1)·s - 2·p + d·(kH - 1) + output_padding + 1 (and the same for the width).
     """
-    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding,
-                           output_padding, groups, dilation)  # fmt: skip
+    return _conv_transpose(
+        "conv_transpose2d",
+        2,
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+    )
 
 
 # --- im2col -------------------------------------------------------------------------------------
@@ -255,5 +278,11 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
 def _fold_windows(op, size, kernel_size, dilation, padding, stride):
     kernel = _ntuple(op, "kernel_size", kernel_size, 2)
     pads = tuple((p, p) for p in _ntuple(op, "padding", padding, 2))
-    return conv_ops.windows(op, size, kernel, _ntuple(op, "stride", stride, 2),
-                            _ntuple(op, "dilation", dilation, 2), pads)  # fmt: skip
+    return conv_ops.windows(
+        op,
+        size,
+        kernel,
+        _ntuple(op, "stride", stride, 2),
+        _ntuple(op, "dilation", dilation, 2),
+        pads,
+    )

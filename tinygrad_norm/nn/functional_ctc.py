@@ -44,8 +44,15 @@ def _as_ints(name: str, value, n: int) -> np.ndarray:
     return array
 
 
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):  # fmt: skip
+def ctc_loss(
+    log_probs,
+    targets,
+    input_lengths,
+    target_lengths,
+    blank=0,
+    reduction="mean",
+    zero_infinity=False,
+):
     """Connectionist temporal classification loss.
 
     log_probs (T, N, C) (or (T, C) unbatched): log-softmax outputs per frame; targets

@@ -82,8 +82,9 @@ def _identity_clamp_min(x, low: float):
 
 
 # --- probabilities ------------------------------------------------------------------------------
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
-                         reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):  # noqa: A002 - PyTorch's names
     """-weight · (t · log(p) + (1 - t) · log(1 - p)) for probabilities p in [0, 1].
 
     Each log is clamped at -100, as PyTorch does, so p = 0 or 1 gives a finite loss. For
@@ -137,8 +138,7 @@ def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
     return reduce_loss("binary_cross_entropy_with_logits", loss, reduction)
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
-           log_target=False):  # fmt: skip  # noqa: A002 - PyTorch's names
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002 - PyTorch's names
     """Kullback-Leibler divergence KL(target || q), input = log q:
     t · (log t - input), or exp(t) · (t - input) when log_target; 0 where t = 0.
 
@@ -162,8 +162,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
     return reduce_loss("kl_div", loss, reduction)
 
 
-def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
-                     reduce=None, reduction="mean"):  # fmt: skip  # noqa: A002
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):  # noqa: A002
     """Negative log-likelihood of target ~ Poisson(rate), dropping log(target!):
     exp(x) - t · x when log_input (x = log rate), else x - t · log(x + eps). With `full`,
     Stirling's t · log t - t + log(2πt) / 2 is added where t > 1."""
@@ -212,8 +220,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  #
     return reduce_loss("l1_loss", (x - t).abs(), legacy_reduction(size_average, reduce, reduction))
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean",
-                   beta=1.0):  # fmt: skip  # noqa: A002 - PyTorch's names
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002 - PyTorch's names
     """0.5 · d² / beta where |d| < beta, else |d| - beta / 2 (d = input - target): quadratic
     near 0, linear far away. beta = 0 is l1_loss."""
     x, t = _pair("smooth_l1_loss", input, target)
@@ -243,23 +250,27 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 
 
 # --- margins and similarities -------------------------------------------------------------------
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                        reduction="mean"):  # fmt: skip
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """max(0, -target · (input1 - input2) + margin): target 1 wants input1 ranked higher."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
     y = _constant(target, x1)
     loss = (-y * (x1 - x2) + margin).relu()
-    return reduce_loss("margin_ranking_loss", loss,
-                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+    return reduce_loss(
+        "margin_ranking_loss", loss, legacy_reduction(size_average, reduce, reduction)
+    )
 
 
-def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
-                         reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):  # noqa: A002 - PyTorch's names
     """input where target = 1, max(0, margin - input) where target = -1 (input: a distance)."""
     x, y = _pair("hinge_embedding_loss", input, target)
     loss = (margin - x).relu().masked_fill(y.data == 1, 0.0) + x.masked_fill(y.data == -1, 0.0)
-    return reduce_loss("hinge_embedding_loss", loss,
-                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+    return reduce_loss(
+        "hinge_embedding_loss", loss, legacy_reduction(size_average, reduce, reduction)
+    )
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
@@ -275,8 +286,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((a / na) * (b / nb)).sum(dim=dim)
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
-                          reduction="mean"):  # fmt: skip
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
     """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1;
     cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
@@ -284,8 +296,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     dot = (x1 * x2).sum(dim=-1)
     cos = dot / ((x1 * x1).sum(dim=-1) + 1e-12).sqrt() / ((x2 * x2).sum(dim=-1) + 1e-12).sqrt()
     loss = (1 - cos).masked_fill(y != 1, 0.0) + (cos - margin).relu().masked_fill(y != -1, 0.0)
-    return reduce_loss("cosine_embedding_loss", loss,
-                       legacy_reduction(size_average, reduce, reduction))  # fmt: skip
+    return reduce_loss(
+        "cosine_embedding_loss", loss, legacy_reduction(size_average, reduce, reduction)
+    )
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):

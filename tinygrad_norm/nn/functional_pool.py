@@ -46,13 +46,15 @@ def _pool_windows(op, x, n_space, kernel_size, stride, padding, dilation, ceil_m
                 f"padding={padding}, kernel_size={kernel} and dilation={dilation}"
             )
     pads = tuple((p, p) for p in padding)
-    geometry = conv_ops.windows(op, x.shape[2:], kernel, stride, dilation, pads,
-                                ceil_mode=ceil_mode)  # fmt: skip
+    geometry = conv_ops.windows(
+        op, x.shape[2:], kernel, stride, dilation, pads, ceil_mode=ceil_mode
+    )
     return geometry, padding
 
 
-def _max_pool(op, n_space, input, kernel_size, stride, padding, dilation, ceil_mode,
-              return_indices):  # fmt: skip  # noqa: A002
+def _max_pool(
+    op, n_space, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+):  # noqa: A002
     x, unbatched = _batched(op, input, n_space)
     geometry, _ = _pool_windows(op, x, n_space, kernel_size, stride, padding, dilation, ceil_mode)
     values, indices = pool_ops.max_pool(x, geometry)
@@ -62,19 +64,22 @@ def _max_pool(op, n_space, input, kernel_size, stride, padding, dilation, ceil_m
     return values
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):  # fmt: skip  # noqa: A002 - PyTorch's names
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):  # noqa: A002 - PyTorch's names
     """The largest element of each window of length kernel_size (stride defaults to it).
 
     input (N, C, L) -> (N, C, L_out). The gradient reaches only each window's maximum.
     return_indices also gives each maximum's position along L (for max_unpool).
     """
-    return _max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)  # fmt: skip
+    return _max_pool(
+        "max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+    )
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):  # fmt: skip  # noqa: A002 - PyTorch's names
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):  # noqa: A002 - PyTorch's names
     """The largest element of each kH x kW window: input (N, C, H, W) -> (N, C, H_out, W_out).
 
     H_out = floor((H + 2p - d(kH - 1) - 1) / s) + 1 (ceil with ceil_mode); padding counts as
@@ -85,30 +90,39 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> max_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2).tolist()
     [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
-    return _max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)  # fmt: skip
+    return _max_pool(
+        "max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
+    )
 
 
-def _avg_pool(op, n_space, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-              divisor_override):  # fmt: skip  # noqa: A002
+def _avg_pool(
+    op, n_space, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+):  # noqa: A002
     x, unbatched = _batched(op, input, n_space)
     geometry, padding = _pool_windows(op, x, n_space, kernel_size, stride, padding, 1, ceil_mode)
     y = pool_ops.avg_pool(x, geometry, padding, count_include_pad, divisor_override)
     return _unbatch(y, unbatched)
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):  # fmt: skip  # noqa: A002 - PyTorch's names
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):  # noqa: A002 - PyTorch's names
     """The mean of each window of length kernel_size: input (N, C, L) -> (N, C, L_out).
 
     count_include_pad: whether the zero padding counts in each window's mean.
     """
-    return _avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode,
-                     count_include_pad, None)  # fmt: skip
+    return _avg_pool(
+        "avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None
+    )
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):  # fmt: skip  # noqa: A002
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):  # noqa: A002
     """The mean of each kH x kW window: input (N, C, H, W) -> (N, C, H_out, W_out).
 
     Each window's sum is divided by its size, counting the zero padding when
@@ -118,8 +132,17 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> avg_pool2d(tg.arange(16.0).reshape(1, 1, 4, 4), 2).tolist()
     [[[[2.5, 4.5], [10.5, 12.5]]]]
     """
-    return _avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode,
-                     count_include_pad, divisor_override)  # fmt: skip
+    return _avg_pool(
+        "avg_pool2d",
+        2,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    )
 
 
 def _output_size(op: str, x, output_size, n_space: int) -> tuple:
@@ -179,8 +202,15 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):  # fmt: skip  # noqa: A002
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):  # noqa: A002
     """Resize the spatial axes of (N, C, *S) to `size` or `floor(S · scale_factor)`.
 
     mode: "nearest" (copy the input at floor(dst · S / O)), "nearest-exact", "linear" (3-d
@@ -218,8 +248,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         out = tuple(int(math.floor(n * f)) for n, f in zip(sizes, factors))
         scales = (None,) * n_space if recompute_scale_factor else tuple(1 / f for f in factors)
     if mode == "area":
-        return adaptive_avg_pool1d(x, out) if n_space == 1 else _adaptive_avg(
-            "interpolate", n_space, x, out)  # fmt: skip
+        return (
+            adaptive_avg_pool1d(x, out)
+            if n_space == 1
+            else _adaptive_avg("interpolate", n_space, x, out)
+        )
     matrix_mode = "linear" if mode in _LINEAR_MODES else mode
     for axis, (n, o, scale) in enumerate(zip(sizes, out, scales)):
         matrix = pool_ops.resample_matrix(n, o, matrix_mode, align_corners, scale)

@@ -220,3 +220,7 @@ CASES = [
         fast_mode=True,
     ),
 ]
+
+from .module_cases_nn import CASES as NN_CASES  # noqa: E402 - conv, pooling, losses
+
+CASES += NN_CASES
