@@ -1,6 +1,8 @@
 """Convolution, pooling and resampling against PyTorch in float64: values, gradients of every
 input, and returned indices, with non-default arguments."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,45 @@ def test_parameter_free_layers_match_pytorch(name, args):
     np.testing.assert_allclose(
         ours(tg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(), rtol=1e-12
     )
+
+
+# --- PyTorch's argument names, in PyTorch's order (where PyTorch's signature is readable) --------
+FUNCTIONS = """conv1d conv2d conv3d conv_transpose1d conv_transpose2d unfold fold max_pool1d
+max_pool2d avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
+adaptive_max_pool2d interpolate pixel_shuffle pixel_unshuffle binary_cross_entropy
+binary_cross_entropy_with_logits kl_div l1_loss smooth_l1_loss huber_loss soft_margin_loss
+margin_ranking_loss hinge_embedding_loss cosine_embedding_loss poisson_nll_loss
+gaussian_nll_loss ctc_loss cosine_similarity pairwise_distance nll_loss""".split()
+MODULES = """Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d MaxPool1d MaxPool2d AvgPool1d
+AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d Upsample
+UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle Unfold Fold ZeroPad1d
+ZeroPad2d Flatten Unflatten BCELoss BCEWithLogitsLoss L1Loss SmoothL1Loss HuberLoss
+SoftMarginLoss KLDivLoss PoissonNLLLoss GaussianNLLLoss MarginRankingLoss HingeEmbeddingLoss
+CosineEmbeddingLoss CTCLoss CosineSimilarity PairwiseDistance""".split()
+
+
+def parameter_names(fn):
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return None
+    return None if names == ["args", "kwargs"] else names
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_functions_take_pytorchs_arguments(name):
+    theirs = parameter_names(getattr(TF, name))
+    if theirs is None:
+        pytest.skip(f"torch.nn.functional.{name} has no readable signature")
+    assert parameter_names(getattr(F, name)) == theirs
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_modules_take_pytorchs_arguments(name):
+    ours, theirs = getattr(tg.nn, name), getattr(torch.nn, name)
+    assert parameter_names(ours.__init__) == parameter_names(theirs.__init__)
+    assert parameter_names(ours.forward) == parameter_names(theirs.forward)
+
+
+def test_cdist_takes_pytorchs_arguments():
+    assert parameter_names(tg.cdist) == parameter_names(torch.cdist)

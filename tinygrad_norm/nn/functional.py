@@ -49,6 +49,7 @@ from .functional_loss import (
     huber_loss,
     kl_div,
     l1_loss,
+    legacy_reduction,
     margin_ranking_loss,
     pairwise_distance,
     poisson_nll_loss,
@@ -331,7 +332,8 @@ def scaled_dot_product_attention(
 
 
 # --- losses -------------------------------------------------------------------------------------
-def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean"):  # noqa: A002
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
     """Negative log-likelihood: -input[n, target[n]] (times weight[target[n]]), reduced.
 
     input: log-probabilities (N, C), (N, C, d1, ...) or (C,); target: class indices (N,),
@@ -345,6 +347,7 @@ def nll_loss(input, target, weight=None, *, ignore_index=-100, reduction="mean")
     """
     x = as_tensor(input)
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
+    reduction = legacy_reduction(size_average, reduce, reduction)  # PyTorch's old flags
     if reduction not in REDUCTIONS:
         raise ValueError(f"nll_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
     if x.ndim == 1:  # (C,) log-probabilities: a batch of one

@@ -11,6 +11,7 @@ functional_ctc.py.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -55,18 +56,35 @@ def reduce_loss(op: str, loss, reduction: str):
     raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
-def _pair(op: str, input, target):  # noqa: A002 - PyTorch's name
-    """input and target as tensors of one shape (an error names both shapes otherwise)."""
+def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
+    """input and target as tensors of one shape.
+
+    Different shapes are an error when `strict` (PyTorch's binary cross-entropies) or when
+    they do not broadcast; otherwise they broadcast with PyTorch's warning, since that is
+    almost always a mistake ((N, 1) against (N,) gives an (N, N) loss).
+    """
     x = as_tensor(input)
     t = as_tensor(target, x)
     if t.dtype != x.dtype and t.dtype.kind == "f":
         t = t.to(x.dtype)
-    if t.shape != x.shape:
+    if t.shape == x.shape:
+        return x, t
+    try:
+        shape = np.broadcast_shapes(x.shape, t.shape)
+    except ValueError:
+        shape = None
+    if strict or shape is None:
         raise ValueError(
             f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; give "
             "them the same shape (e.g. target.reshape(input.shape))"
         )
-    return x, t
+    warnings.warn(
+        f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; they "
+        f"broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "
+        "target.reshape(input.shape)",
+        stacklevel=3,
+    )
+    return x.expand(*shape), t.expand(*shape)
 
 
 def _constant(value, like):
@@ -95,7 +113,7 @@ def binary_cross_entropy(
     tensor(0.6931)
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
-    p, t = _pair("binary_cross_entropy", input, target)
+    p, t = _pair("binary_cross_entropy", input, target, strict=True)
     if ((p.data < 0) | (p.data > 1)).any():
         raise RuntimeError(
             "binary_cross_entropy: every input must be a probability in [0, 1]; for "
@@ -127,7 +145,7 @@ def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
     tensor(0.6931)
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
-    x, t = _pair("binary_cross_entropy_with_logits", input, target)
+    x, t = _pair("binary_cross_entropy_with_logits", input, target, strict=True)
     softplus_neg = _softplus(-x)  # -log(sigmoid(x))
     if pos_weight is None:
         loss = (1 - t) * x + softplus_neg
@@ -209,15 +227,30 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 # --- regression ---------------------------------------------------------------------------------
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
-    """|input - target|, reduced.
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """|input - target|, reduced; with `weight` (the input's shape), weight · |input - target|
+    and "mean" divides by the sum of the weights.
 
     >>> import tinygrad_norm as tg
     >>> l1_loss(tg.tensor([1.0, 2.0]), tg.tensor([1.5, 4.0]))
     tensor(1.2500)
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     x, t = _pair("l1_loss", input, target)
-    return reduce_loss("l1_loss", (x - t).abs(), legacy_reduction(size_average, reduce, reduction))
+    loss = (x - t).abs()
+    if weight is None:
+        return reduce_loss("l1_loss", loss, reduction)
+    w = _weight("l1_loss", weight, x)
+    if reduction == "mean":
+        return (loss * w).sum() / w.sum()
+    return reduce_loss("l1_loss", loss * w, reduction)
+
+
+def _weight(op: str, weight, x):
+    w = _constant(weight, x)
+    if w.shape != x.shape:
+        raise ValueError(f"{op}: weight of shape {w.shape} must have the input's shape {x.shape}")
+    return w
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002 - PyTorch's names
@@ -229,12 +262,14 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return reduce_loss("smooth_l1_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002 - PyTorch's name
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002
     """0.5 · d² where |d| < delta, else delta · (|d| - delta / 2): smooth_l1_loss times
-    delta, with beta = delta."""
+    delta, with beta = delta. `weight` (the input's shape) multiplies each element's loss."""
     x, t = _pair("huber_loss", input, target)
     d = (x - t).abs()
     loss = _where(d.data < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * _weight("huber_loss", weight, x)
     return reduce_loss("huber_loss", loss, reduction)
 
 

@@ -120,6 +120,9 @@ class _Adaptive(Module):
 class AdaptiveAvgPool1d(_Adaptive):
     """Average pooling of (N, C, L) to a fixed output length."""
 
+    def __init__(self, output_size):
+        super().__init__(output_size)
+
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         return F.adaptive_avg_pool1d(input, self.output_size)
 
@@ -132,6 +135,9 @@ class AdaptiveAvgPool2d(_Adaptive):
     >>> AdaptiveAvgPool2d((1, 1))(tg.ones(2, 5, 7, 3)).shape
     (2, 5, 1, 1)
     """
+
+    def __init__(self, output_size):
+        super().__init__(output_size)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         return F.adaptive_avg_pool2d(input, self.output_size)
