@@ -167,3 +167,24 @@ def test_interpolate_mistakes():
         F.interpolate(tg.ones(1, 1, 2, 2))
     with pytest.raises(ValueError, match="bilinear"):
         F.interpolate(tg.ones(1, 1, 2), scale_factor=2, mode="bilinear")
+
+
+@pytest.mark.parametrize(
+    "fn, shape",
+    [
+        (lambda x: F.conv2d(x, tg.ones(3, 2, 3, 3, dtype=tg.float64)), (0, 3, 3, 3)),
+        (lambda x: F.conv_transpose2d(x, tg.ones(2, 3, 2, 2, dtype=tg.float64)), (0, 3, 6, 6)),
+        (lambda x: F.max_pool2d(x, 2), (0, 2, 2, 2)),
+        (lambda x: F.avg_pool2d(x, 2, padding=1), (0, 2, 3, 3)),
+        (lambda x: F.adaptive_max_pool2d(x, 2), (0, 2, 2, 2)),
+        (lambda x: F.adaptive_avg_pool2d(x, 3), (0, 2, 3, 3)),
+        (lambda x: F.unfold(x, 2), (0, 8, 16)),
+        (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), (0, 2, 10, 10)),
+    ],
+)
+def test_an_empty_batch_gives_an_empty_batch(fn, shape):
+    x = tg.zeros(0, 2, 5, 5, dtype=tg.float64, requires_grad=True)
+    y = fn(x)
+    assert y.shape == shape
+    y.sum().backward()
+    assert x.grad.shape == x.shape

@@ -248,7 +248,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     geometry = _fold_windows("unfold", x.shape[2:], kernel_size, dilation, padding, stride)
     n, c = x.shape[:2]
     cols = conv_ops.Unfold.apply(x, geometry)  # (N, C, kH, kW, oH, oW)
-    return _unbatch(cols.reshape(n, c * math.prod(geometry.kernel), -1), unbatched)
+    k, windows = math.prod(geometry.kernel), math.prod(geometry.out)
+    return _unbatch(cols.reshape(n, c * k, windows), unbatched)  # (N, C·kH·kW, L)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002

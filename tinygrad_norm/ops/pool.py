@@ -112,11 +112,11 @@ def adaptive_max(x, out: tuple):
     win = x[tuple(index)]  # (N, C, O1, w1, O2, w2, ...)
     order = (0, 1) + tuple(range(2, 2 + 2 * n_space, 2)) + tuple(range(3, 2 + 2 * n_space, 2))
     win = win.permute(*order)  # (N, C, *O, *w)
-    win = win.reshape(win.shape[: 2 + n_space] + (-1,))  # (N, C, *O, w1·w2·...)
+    widths = tuple(t.shape[1] for t in tables)
+    win = win.reshape(win.shape[: 2 + n_space] + (math.prod(widths),))  # (N, C, *O, w1·w2·...)
     best = np.argmax(win.data, axis=-1)
     chosen = np.arange(win.shape[-1]) == best[..., None]
     values = win.masked_fill(~chosen, 0.0).sum(dim=-1)
-    widths = tuple(t.shape[1] for t in tables)
     offsets = np.unravel_index(best, widths)
     position = tuple(
         tables[a][np.arange(out[a]).reshape((-1,) + (1,) * (n_space - a - 1)), offsets[a]]
