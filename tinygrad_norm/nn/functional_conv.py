@@ -41,8 +41,12 @@ def _ntuple(op: str, name: str, value, n: int) -> tuple:
     return tuple(int(v) for v in value)
 
 
-def _batched(op: str, input, n_space: int):  # noqa: A002 - PyTorch's name
-    """(x as (N, C, *S), was_unbatched): a (C, *S) input becomes a batch of one."""
+def _batched(op: str, input, n_space: int, pooling=False):  # noqa: A002 - PyTorch's name
+    """(x as (N, C, *S), was_unbatched): a (C, *S) input becomes a batch of one.
+
+    Empty inputs as PyTorch: a batch of 0 is fine; so are 0 channels for a convolution (not
+    for pooling); a spatial size of 0 has no windows at all and is an error.
+    """
     x = as_tensor(input)
     if x.ndim == n_space + 1:
         x = x.unsqueeze(0)
@@ -53,6 +57,12 @@ def _batched(op: str, input, n_space: int):  # noqa: A002 - PyTorch's name
         )
     if x.dtype.kind != "f":
         raise RuntimeError(f"{op}: expected a floating input, got {x.dtype}; use .float()")
+    empty_ok = x.shape[0] == 0 or (x.shape[1] == 0 and not pooling)
+    if 0 in x.shape[1 if pooling else 2 :] and not empty_ok:
+        raise RuntimeError(
+            f"{op}: the input of shape {x.shape} is empty along a channel or spatial axis, so "
+            "it has no windows; only an empty batch (first axis 0) is supported"
+        )
     return x, as_tensor(input).ndim == n_space + 1
 
 
@@ -91,6 +101,11 @@ def _conv(op, n_space, input, weight, bias, stride, padding, dilation, groups): 
         raise RuntimeError(
             f"{op}: weight must be (out_channels, in_channels / groups, {_axes(n_space)}), got "
             f"shape {w.shape}"
+        )
+    if w.shape[0] < groups:
+        raise RuntimeError(
+            f"{op}: given groups={groups}, the weight needs at least {groups} output channels "
+            f"(its first axis), but has shape {w.shape}"
         )
     if x.shape[1] != w.shape[1] * groups or w.shape[0] % groups:
         raise RuntimeError(

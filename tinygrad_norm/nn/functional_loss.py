@@ -291,6 +291,11 @@ def margin_ranking_loss(
     """max(0, -target · (input1 - input2) + margin): target 1 wants input1 ranked higher."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
     y = _constant(target, x1)
+    if not x1.ndim == x2.ndim == y.ndim:
+        raise RuntimeError(
+            f"margin_ranking_loss: input1 {x1.shape}, input2 {x2.shape} and target {y.shape} "
+            "must have the same number of dimensions"
+        )
     loss = (-y * (x1 - x2) + margin).relu()
     return reduce_loss(
         "margin_ranking_loss", loss, legacy_reduction(size_average, reduce, reduction)
@@ -328,6 +333,11 @@ def cosine_embedding_loss(
     cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
     y = as_tensor(target).data
+    if y.ndim > 1 or x1.ndim != y.ndim + 1 or x2.ndim != y.ndim + 1:
+        raise RuntimeError(
+            f"cosine_embedding_loss: a target of shape {y.shape} needs inputs with one more "
+            f"dimension ((N, D) for (N,), (D,) for ()), got {x1.shape} and {x2.shape}"
+        )
     dot = (x1 * x2).sum(dim=-1)
     cos = dot / ((x1 * x1).sum(dim=-1) + 1e-12).sqrt() / ((x2 * x2).sum(dim=-1) + 1e-12).sqrt()
     loss = (1 - cos).masked_fill(y != 1, 0.0) + (cos - margin).relu().masked_fill(y != -1, 0.0)

@@ -55,7 +55,7 @@ def _pool_windows(op, x, n_space, kernel_size, stride, padding, dilation, ceil_m
 def _max_pool(
     op, n_space, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices
 ):  # noqa: A002
-    x, unbatched = _batched(op, input, n_space)
+    x, unbatched = _batched(op, input, n_space, pooling=True)
     geometry, _ = _pool_windows(op, x, n_space, kernel_size, stride, padding, dilation, ceil_mode)
     values, indices = pool_ops.max_pool(x, geometry)
     values = _unbatch(values, unbatched)
@@ -98,7 +98,7 @@ def max_pool2d(
 def _avg_pool(
     op, n_space, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
 ):  # noqa: A002
-    x, unbatched = _batched(op, input, n_space)
+    x, unbatched = _batched(op, input, n_space, pooling=True)
     geometry, padding = _pool_windows(op, x, n_space, kernel_size, stride, padding, 1, ceil_mode)
     y = pool_ops.avg_pool(x, geometry, padding, count_include_pad, divisor_override)
     return _unbatch(y, unbatched)
@@ -155,7 +155,7 @@ def _output_size(op: str, x, output_size, n_space: int) -> tuple:
 
 
 def _adaptive_avg(op, n_space, input, output_size):  # noqa: A002
-    x, unbatched = _batched(op, input, n_space)
+    x, unbatched = _batched(op, input, n_space, pooling=True)
     out = _output_size(op, x, output_size, n_space)
     for axis, (n, o) in enumerate(zip(x.shape[2:], out)):
         x = pool_ops.apply_along(x, pool_ops.adaptive_avg_matrix(n, o), 2 + axis)
@@ -181,7 +181,7 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - PyTorch's name
 
 
 def _adaptive_max(op, n_space, input, output_size, return_indices):  # noqa: A002
-    x, unbatched = _batched(op, input, n_space)
+    x, unbatched = _batched(op, input, n_space, pooling=True)
     out = _output_size(op, x, output_size, n_space)
     values, indices = pool_ops.adaptive_max(x, out)
     values = _unbatch(values, unbatched)
@@ -247,6 +247,11 @@ def interpolate(
         factors = tuple(float(f) for f in factors) * (n_space if len(factors) == 1 else 1)
         out = tuple(int(math.floor(n * f)) for n, f in zip(sizes, factors))
         scales = (None,) * n_space if recompute_scale_factor else tuple(1 / f for f in factors)
+    if 0 in sizes or 0 in out:
+        raise RuntimeError(
+            f"interpolate: input sizes {sizes} and output sizes {out} must all be positive"
+        )
+
     if mode == "area":
         return (
             adaptive_avg_pool1d(x, out)

@@ -287,6 +287,9 @@ CASES = [
         lambda lib, x: _F(lib).pixel_shuffle(x, 2),
         lambda x: x.reshape(1, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6),
         ((1, 8, 2, 3),),
+        # NOTE: compared with PyTorch in tests/test_oracle_conv.py instead: the empty-input
+        # sweep would need PyTorch 2.13's PixelShuffleBackward, which rejects empty inputs.
+        torch=False,
     ),
 ]
 
