@@ -8,8 +8,11 @@ import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
+from tinygrad_norm.testing.module_cases import CASES as ALL_CASES
 from tinygrad_norm.testing.module_cases import check_module_case
-from tinygrad_norm.testing.module_cases_nn import CASES
+from tinygrad_norm.testing.module_cases_nn import NN_CASES
+
+CASES = [case for case in ALL_CASES if case.name in {row[0] for row in NN_CASES}]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

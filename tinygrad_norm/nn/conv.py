@@ -14,7 +14,8 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .functional_conv import _ntuple
-from .module import Module, Parameter
+from .module import Module
+from .parameter import Parameter
 
 PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 

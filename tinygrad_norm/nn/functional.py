@@ -20,15 +20,6 @@ from ..ops import fused
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..random import generator
 from ..tensor import Tensor
-from .functional_norm import (  # shared helpers
-    _constant,
-    _maybe,
-    batch_norm,
-    group_norm,
-    instance_norm,
-    layer_norm,
-    rms_norm,
-)
 from .functional_conv import (
     conv1d,
     conv2d,
@@ -55,6 +46,15 @@ from .functional_loss import (
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,
+)
+from .functional_norm import (  # shared helpers
+    _constant,
+    _maybe,
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    rms_norm,
 )
 from .functional_pool import (
     adaptive_avg_pool1d,

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
+from ..creation import as_tensor
 from ..ops import conv as conv_ops
-from ..ops.composite import as_tensor
 
 __all__ = [
     "conv1d",

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.composite import as_tensor, cat
+from ..creation import as_tensor
+from ..ops import composite as C
+from ..ops.shape import cat
 from .functional_loss import reduce_loss
 
 
@@ -33,8 +35,8 @@ def _logsumexp(terms: list, like):
     peak = np.maximum.reduce([t.data for t in terms])
     dead = peak == -np.inf
     peak = np.where(dead, 0.0, peak).astype(like.dtype)
-    total = sum((t - as_tensor(peak)).exp() for t in terms)
-    return (total.masked_fill(dead, 1.0).log() + as_tensor(peak)).masked_fill(dead, -np.inf)
+    total = sum((t - C.as_tensor(peak, like)).exp() for t in terms)
+    return (total.masked_fill(dead, 1.0).log() + C.as_tensor(peak, like)).masked_fill(dead, -np.inf)
 
 
 def _as_ints(name: str, value, n: int) -> np.ndarray:
@@ -91,13 +93,13 @@ def ctc_loss(
     skip = np.zeros((batch, states), dtype=bool)  # may come from s - 2
     skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
     neg_inf = -np.inf
-    skip_mask = as_tensor(np.where(skip & valid, 0.0, neg_inf).astype(lp.dtype))
+    skip_mask = C.as_tensor(np.where(skip & valid, 0.0, neg_inf).astype(lp.dtype), lp)
 
     emit = lp[:, np.arange(batch)[:, None], ext]  # (T, N, S): lp[t, n, l'_s]
     start = np.where((np.arange(states) < 2) & valid, 0.0, neg_inf).astype(lp.dtype)
-    alpha = emit[0] + as_tensor(start)  # (N, S)
-    pad1 = as_tensor(np.full((batch, 1), neg_inf, dtype=lp.dtype))
-    pad2 = as_tensor(np.full((batch, 2), neg_inf, dtype=lp.dtype))
+    alpha = emit[0] + C.as_tensor(start, lp)  # (N, S)
+    pad1 = C.as_tensor(np.full((batch, 1), neg_inf, dtype=lp.dtype), lp)
+    pad2 = C.as_tensor(np.full((batch, 2), neg_inf, dtype=lp.dtype), lp)
     for t in range(1, frames):
         from_prev = cat([pad1, alpha[:, :-1]], dim=1)  # alpha_{t-1}(s-1)
         from_skip = cat([pad2, alpha[:, :-2]], dim=1) + skip_mask  # alpha_{t-1}(s-2)
@@ -108,12 +110,12 @@ def ctc_loss(
     rows = np.arange(batch)
     last = alpha[rows, 2 * tg_len]  # ends on the final blank
     before = alpha[rows, np.maximum(2 * tg_len - 1, 0)]  # ends on the last label
-    before = before + as_tensor(np.where(tg_len > 0, 0.0, neg_inf).astype(lp.dtype))
+    before = before + C.as_tensor(np.where(tg_len > 0, 0.0, neg_inf).astype(lp.dtype), lp)
     loss = -_logsumexp([last, before], lp)  # (N,)
     if zero_infinity:
         loss = loss.masked_fill(np.isinf(loss.data), 0.0)
     if reduction == "mean":
-        return (loss / as_tensor(np.maximum(tg_len, 1).astype(lp.dtype))).mean()
+        return (loss / C.as_tensor(np.maximum(tg_len, 1).astype(lp.dtype), lp)).mean()
     return reduce_loss("ctc_loss", loss, reduction)
 
 

@@ -15,7 +15,8 @@ import warnings
 
 import numpy as np
 
-from ..ops.composite import as_tensor
+from ..creation import as_tensor
+from ..ops import composite as C
 
 __all__ = [
     "binary_cross_entropy",
@@ -64,7 +65,7 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
     almost always a mistake ((N, 1) against (N,) gives an (N, N) loss).
     """
     x = as_tensor(input)
-    t = as_tensor(target, x)
+    t = C.as_tensor(target, x)
     if t.dtype != x.dtype and t.dtype.kind == "f":
         t = t.to(x.dtype)
     if t.shape == x.shape:
@@ -89,14 +90,14 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
 
 def _constant(value, like):
     """A tensor of `like`'s dtype holding value (a number, array or tensor)."""
-    t = as_tensor(value, like)
+    t = C.as_tensor(value, like)
     return t.to(like.dtype) if t.dtype != like.dtype else t
 
 
 def _identity_clamp_min(x, low: float):
     """max(x, low) in value, with the gradient of x itself (PyTorch clamps such terms under
     no_grad: the clamp only guards the value)."""
-    return x + as_tensor(np.maximum(x.data, low) - x.data)
+    return x + C.as_tensor(np.maximum(x.data, low) - x.data, x)
 
 
 # --- probabilities ------------------------------------------------------------------------------

@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
+from ..creation import as_tensor
 from ..ops import conv as conv_ops
 from ..ops import pool as pool_ops
-from ..ops.composite import as_tensor
 from ..tensor import Tensor
 from .functional_conv import _batched, _ntuple, _unbatch
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.composite import as_tensor, cat
+from ..creation import as_tensor
+from ..ops import composite as C
+from ..ops.shape import cat
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module
@@ -281,7 +283,7 @@ def zero_pad(x, pads: tuple):
                 x = x[(slice(None),) * axis + (keep,)]
             elif low > 0:
                 shape = x.shape[:axis] + (low,) + x.shape[axis + 1 :]
-                zeros = as_tensor(np.zeros(shape, dtype=x.dtype))
+                zeros = C.as_tensor(np.zeros(shape, dtype=x.dtype), x)
                 x = cat([zeros, x] if at_start else [x, zeros], dim=axis)
     return x
 

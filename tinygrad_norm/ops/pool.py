@@ -16,8 +16,9 @@ import math
 
 import numpy as np
 
-from .composite import as_tensor, cat
+from .composite import as_tensor
 from .conv import Unfold, Windows
+from .shape import cat
 
 
 def max_pool(x, geometry: Windows):
@@ -68,13 +69,13 @@ def avg_pool(x, geometry: Windows, padding: tuple, count_include_pad=True, divis
         if not count_include_pad:
             start, end = np.maximum(start, 0), np.minimum(end, size)
         counts = np.multiply.outer(counts, end - start)
-    return total / as_tensor(counts.astype(x.dtype))
+    return total / as_tensor(counts.astype(x.dtype), x)
 
 
 def apply_along(x, matrix: np.ndarray, axis: int):
     """x with `axis` replaced by matrix @ (that axis): matrix (out, in) as a constant."""
     moved = x.transpose(axis, -1)  # (..., in)
-    out = moved @ as_tensor(np.ascontiguousarray(matrix.T, dtype=x.dtype))  # (..., out)
+    out = moved @ as_tensor(np.ascontiguousarray(matrix.T, dtype=x.dtype), x)  # (..., out)
     return out.transpose(axis, -1)
 
 
@@ -103,7 +104,7 @@ def adaptive_max(x, out: tuple):
         table = np.where(start[:, None] + j < end[:, None], start[:, None] + j, s)  # (O, w)
         tables.append(table)
         pad_shape = x.shape[: 2 + axis] + (1,) + x.shape[3 + axis :]
-        x = cat([x, as_tensor(np.full(pad_shape, -np.inf, dtype=x.dtype))], dim=2 + axis)
+        x = cat([x, as_tensor(np.full(pad_shape, -np.inf, dtype=x.dtype), x)], dim=2 + axis)
     index = [slice(None), slice(None)]
     for axis, table in enumerate(tables):  # table i broadcast over axes (O_i, w_i)
         shape = [1] * (2 * n_space)

@@ -221,6 +221,6 @@ CASES = [
     ),
 ]
 
-from .module_cases_nn import CASES as NN_CASES  # noqa: E402 - conv, pooling, losses
+from .module_cases_nn import NN_CASES  # noqa: E402 - convolution, pooling and loss layers
 
-CASES += NN_CASES
+CASES += [ModuleCase(*row) for row in NN_CASES]

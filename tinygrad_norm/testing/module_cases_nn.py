@@ -2,6 +2,8 @@
 
 Tiny shapes, so that `python -m tinygrad_norm gradcheck` checks each in well under a second.
 Integer arrays (class indices, ±1 labels, lengths) are arguments, not differentiated.
+Each row holds `ModuleCase`'s arguments; module_cases.py makes the cases (so that this file
+need not import it).
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nn
-from .module_cases import ModuleCase
 
 
 def _normal(*shape):
@@ -29,104 +30,100 @@ def _ctc_inputs(rng):
     return log_probs, np.array([[1, 2], [2, 0]]), np.array([5, 4]), np.array([2, 1])
 
 
-CASES = [
+NN_CASES = [
     # --- convolution ------------------------------------------------------------------------
-    ModuleCase("Conv1d", lambda: nn.Conv1d(2, 3, 3, padding=1), _normal(2, 2, 5)),
-    ModuleCase(
+    ("Conv1d", lambda: nn.Conv1d(2, 3, 3, padding=1), _normal(2, 2, 5)),
+    (
         "Conv2d(stride, groups)",
         lambda: nn.Conv2d(2, 4, 3, stride=2, padding=1, groups=2),
         _normal(1, 2, 5, 4),
     ),
-    ModuleCase(
+    (
         "Conv2d(same, dilation)",
         lambda: nn.Conv2d(2, 2, 2, padding="same", dilation=2, bias=False),
         _normal(1, 2, 4, 4),
     ),
-    ModuleCase("Conv3d", lambda: nn.Conv3d(1, 2, 2), _normal(1, 1, 3, 3, 2)),
-    ModuleCase("ConvTranspose1d", lambda: nn.ConvTranspose1d(2, 3, 3, stride=2), _normal(2, 2, 3)),
-    ModuleCase(
+    ("Conv3d", lambda: nn.Conv3d(1, 2, 2), _normal(1, 1, 3, 3, 2)),
+    ("ConvTranspose1d", lambda: nn.ConvTranspose1d(2, 3, 3, stride=2), _normal(2, 2, 3)),
+    (
         "ConvTranspose2d(output_padding, groups)",
         lambda: nn.ConvTranspose2d(4, 2, 2, stride=2, output_padding=1, groups=2),
         _normal(1, 4, 2, 3),
     ),
-    ModuleCase("Unfold", lambda: nn.Unfold(2, padding=1), _normal(1, 2, 3, 3)),
-    ModuleCase("Fold", lambda: nn.Fold((3, 3), 2), _normal(1, 4, 4)),
+    ("Unfold", lambda: nn.Unfold(2, padding=1), _normal(1, 2, 3, 3)),
+    ("Fold", lambda: nn.Fold((3, 3), 2), _normal(1, 4, 4)),
     # --- pooling and resampling -------------------------------------------------------------
-    ModuleCase("MaxPool1d", lambda: nn.MaxPool1d(2), _normal(2, 2, 6)),
-    ModuleCase("MaxPool2d(3, 2, 1)", lambda: nn.MaxPool2d(3, 2, 1), _normal(1, 2, 5, 5)),
-    ModuleCase("AvgPool1d", lambda: nn.AvgPool1d(3, 2, 1), _normal(2, 2, 6)),
-    ModuleCase("AvgPool2d", lambda: nn.AvgPool2d(2, ceil_mode=True), _normal(1, 2, 5, 4)),
-    ModuleCase("AdaptiveAvgPool1d", lambda: nn.AdaptiveAvgPool1d(3), _normal(2, 2, 5)),
-    ModuleCase("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((2, 3)), _normal(1, 2, 5, 4)),
-    ModuleCase("AdaptiveMaxPool1d", lambda: nn.AdaptiveMaxPool1d(3), _normal(2, 2, 5)),
-    ModuleCase("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(2), _normal(1, 2, 5, 4)),
-    ModuleCase(
+    ("MaxPool1d", lambda: nn.MaxPool1d(2), _normal(2, 2, 6)),
+    ("MaxPool2d(3, 2, 1)", lambda: nn.MaxPool2d(3, 2, 1), _normal(1, 2, 5, 5)),
+    ("AvgPool1d", lambda: nn.AvgPool1d(3, 2, 1), _normal(2, 2, 6)),
+    ("AvgPool2d", lambda: nn.AvgPool2d(2, ceil_mode=True), _normal(1, 2, 5, 4)),
+    ("AdaptiveAvgPool1d", lambda: nn.AdaptiveAvgPool1d(3), _normal(2, 2, 5)),
+    ("AdaptiveAvgPool2d", lambda: nn.AdaptiveAvgPool2d((2, 3)), _normal(1, 2, 5, 4)),
+    ("AdaptiveMaxPool1d", lambda: nn.AdaptiveMaxPool1d(3), _normal(2, 2, 5)),
+    ("AdaptiveMaxPool2d", lambda: nn.AdaptiveMaxPool2d(2), _normal(1, 2, 5, 4)),
+    (
         "Upsample(bilinear)",
         lambda: nn.Upsample(scale_factor=2, mode="bilinear"),
         _normal(1, 1, 2, 3),
     ),
-    ModuleCase(
-        "UpsamplingNearest2d", lambda: nn.UpsamplingNearest2d(size=(3, 4)), _normal(1, 1, 2, 2)
-    ),
-    ModuleCase(
-        "UpsamplingBilinear2d", lambda: nn.UpsamplingBilinear2d(scale_factor=2), _normal(1, 1, 2, 2)
-    ),
-    ModuleCase("PixelShuffle", lambda: nn.PixelShuffle(2), _normal(1, 4, 2, 3)),
-    ModuleCase("PixelUnshuffle", lambda: nn.PixelUnshuffle(2), _normal(1, 1, 4, 2)),
-    ModuleCase("ZeroPad1d", lambda: nn.ZeroPad1d((2, -1)), _normal(2, 3)),
-    ModuleCase("ZeroPad2d", lambda: nn.ZeroPad2d((1, 0, 2, -1)), _normal(1, 3, 2)),
-    ModuleCase("Flatten", lambda: nn.Flatten(), _normal(2, 3, 2)),
-    ModuleCase("Unflatten", lambda: nn.Unflatten(1, (2, 3)), _normal(2, 6)),
+    ("UpsamplingNearest2d", lambda: nn.UpsamplingNearest2d(size=(3, 4)), _normal(1, 1, 2, 2)),
+    ("UpsamplingBilinear2d", lambda: nn.UpsamplingBilinear2d(scale_factor=2), _normal(1, 1, 2, 2)),
+    ("PixelShuffle", lambda: nn.PixelShuffle(2), _normal(1, 4, 2, 3)),
+    ("PixelUnshuffle", lambda: nn.PixelUnshuffle(2), _normal(1, 1, 4, 2)),
+    ("ZeroPad1d", lambda: nn.ZeroPad1d((2, -1)), _normal(2, 3)),
+    ("ZeroPad2d", lambda: nn.ZeroPad2d((1, 0, 2, -1)), _normal(1, 3, 2)),
+    ("Flatten", lambda: nn.Flatten(), _normal(2, 3, 2)),
+    ("Unflatten", lambda: nn.Unflatten(1, (2, 3)), _normal(2, 6)),
     # --- losses and similarities ------------------------------------------------------------
-    ModuleCase(
+    (
         "BCELoss",
         lambda: nn.BCELoss(weight=np.array([1.0, 2.0, 0.5])),
         lambda rng: (rng.uniform(0.1, 0.9, (2, 3)), rng.uniform(0, 1, (2, 3))),
     ),
-    ModuleCase(
+    (
         "BCEWithLogitsLoss(pos_weight)",
         lambda: nn.BCEWithLogitsLoss(pos_weight=np.array([1.0, 3.0, 0.5])),
         lambda rng: (rng.standard_normal((2, 3)), rng.uniform(0, 1, (2, 3))),
     ),
-    ModuleCase("L1Loss", lambda: nn.L1Loss(), _pair(3, 4)),
-    ModuleCase("SmoothL1Loss", lambda: nn.SmoothL1Loss(beta=0.5), _pair(3, 4)),
-    ModuleCase("HuberLoss", lambda: nn.HuberLoss(delta=0.5, reduction="sum"), _pair(3, 4)),
-    ModuleCase(
+    ("L1Loss", lambda: nn.L1Loss(), _pair(3, 4)),
+    ("SmoothL1Loss", lambda: nn.SmoothL1Loss(beta=0.5), _pair(3, 4)),
+    ("HuberLoss", lambda: nn.HuberLoss(delta=0.5, reduction="sum"), _pair(3, 4)),
+    (
         "SoftMarginLoss",
         lambda: nn.SoftMarginLoss(),
         lambda rng: (rng.standard_normal(4), _signs(4)(rng)),
     ),
-    ModuleCase(
+    (
         "KLDivLoss(batchmean)",
         lambda: nn.KLDivLoss(reduction="batchmean"),
         lambda rng: (rng.standard_normal((2, 3)), rng.dirichlet(np.ones(3), 2)),
     ),
-    ModuleCase(
+    (
         "PoissonNLLLoss",
         lambda: nn.PoissonNLLLoss(),
         lambda rng: (rng.standard_normal((2, 3)), rng.poisson(2.0, (2, 3)).astype(np.int64)),
     ),
-    ModuleCase(
+    (
         "GaussianNLLLoss",
         lambda: nn.GaussianNLLLoss(full=True),
         lambda rng: (*_pair(2, 3)(rng), rng.uniform(0.5, 2.0, (2, 1))),
     ),
-    ModuleCase(
+    (
         "MarginRankingLoss",
         lambda: nn.MarginRankingLoss(margin=0.2),
         lambda rng: (*_pair(4)(rng), _signs(4)(rng)),
     ),
-    ModuleCase(
+    (
         "HingeEmbeddingLoss",
         lambda: nn.HingeEmbeddingLoss(margin=0.5),
         lambda rng: (rng.standard_normal(4), _signs(4)(rng)),
     ),
-    ModuleCase(
+    (
         "CosineEmbeddingLoss",
         lambda: nn.CosineEmbeddingLoss(margin=-0.3),
         lambda rng: (*_pair(3, 4)(rng), _signs(3)(rng)),
     ),
-    ModuleCase("CTCLoss", lambda: nn.CTCLoss(), _ctc_inputs),
-    ModuleCase("CosineSimilarity", lambda: nn.CosineSimilarity(dim=-1), _pair(2, 3)),
-    ModuleCase("PairwiseDistance", lambda: nn.PairwiseDistance(p=3.0), _pair(2, 3)),
+    ("CTCLoss", lambda: nn.CTCLoss(), _ctc_inputs),
+    ("CosineSimilarity", lambda: nn.CosineSimilarity(dim=-1), _pair(2, 3)),
+    ("PairwiseDistance", lambda: nn.PairwiseDistance(p=3.0), _pair(2, 3)),
 ]

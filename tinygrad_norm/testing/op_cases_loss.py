@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .op_cases import OpCase
+from .op_case import OpCase
 
 
 def _F(lib):

@@ -13,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from .op_cases import OpCase
+from .op_case import OpCase
 
 
 # --- naive NumPy references ---------------------------------------------------------------------
