@@ -281,3 +281,17 @@ def test_modules_take_pytorchs_arguments(name):
 
 def test_cdist_takes_pytorchs_arguments():
     assert parameter_names(tg.cdist) == parameter_names(torch.cdist)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (2, 1), "same"], ids=str)
+def test_padding_modes_match_pytorch(mode, padding):
+    if not hasattr(F, "pad"):
+        pytest.skip("F.pad is not here yet (another branch adds it)")
+    theirs = torch.nn.Conv2d(3, 4, 3, padding=padding, padding_mode=mode).double()
+    ours = tg.nn.Conv2d(3, 4, 3, padding=padding, padding_mode=mode).double()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    assert repr(ours) == repr(theirs)
+    x = rng.standard_normal((2, 3, 6, 5))
+    out, tout = ours(tg.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(out.numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
