@@ -41,6 +41,7 @@ READING_ORDER = [
     "07_exploring_backprop.ipynb",
     "05_gradient_checking.ipynb",
     "06_train_a_tiny_gpt.ipynb",
+    "08_convolution_from_scratch.ipynb",
 ]
 
 
