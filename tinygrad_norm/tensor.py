@@ -43,6 +43,7 @@ from .ops.elementwise import (
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
 from .tensor_methods.inplace import InPlaceMethods
+from .tensor_methods.math import MathMethods
 from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
@@ -50,7 +51,13 @@ from .tensor_methods.reductions import ReductionMethods
 
 
 class Tensor(
-    GraphTensor, NumpyInterop, PointwiseMethods, ReductionMethods, MovementMethods, InPlaceMethods
+    GraphTensor,
+    NumpyInterop,
+    PointwiseMethods,
+    ReductionMethods,
+    MovementMethods,
+    InPlaceMethods,
+    MathMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
@@ -360,12 +367,6 @@ class Tensor(
 
     def __or__(self, other):
         return self._compare(np.bitwise_or, other)
-
-    def all(self, dim=None) -> Tensor:
-        return Tensor._make(np.asarray(np.all(self.data, axis=dim)))
-
-    def any(self, dim=None) -> Tensor:
-        return Tensor._make(np.asarray(np.any(self.data, axis=dim)))
 
     # --- indexing ------------------------------------------------------------------------------
     def __getitem__(self, index) -> Tensor:

@@ -1,7 +1,31 @@
 """nn: Modules, Parameters and initialisation (`from tinygrad_norm import nn`)."""
 
 from . import init, utils
-from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+)
 from .attention import Attention, FeedForward
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .containers import Identity, ModuleDict, ModuleList, Sequential

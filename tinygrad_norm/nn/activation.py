@@ -4,10 +4,14 @@ of the output is the shape of the input."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..creation import as_tensor
+from ..dtypes import get_default_dtype
 from ..tensor import Tensor
 from . import functional as F
 from .module import Module
+from .parameter import Parameter
 
 
 class GELU(Module):
@@ -117,3 +121,168 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+# --- the other activations of issue 12: thin Modules over nn.functional --------------------------
+class _Elementwise(Module):
+    """An activation without parameters: forward calls `F.<fn_name>(input, **arguments)`, each
+    argument kept as an attribute of PyTorch's name (`LeakyReLU().negative_slope`)."""
+
+    fn_name = ""
+
+    def __init__(self, inplace: bool = False, **arguments):
+        super().__init__()
+        self.inplace = inplace
+        self.argument_names = tuple(arguments)
+        for name, value in arguments.items():
+            setattr(self, name, value)
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        arguments = {name: getattr(self, name) for name in self.argument_names}
+        return getattr(F, self.fn_name)(input, **arguments)
+
+    def extra_repr(self) -> str:
+        return ", ".join(f"{name}={getattr(self, name)}" for name in self.argument_names)
+
+
+class LeakyReLU(_Elementwise):
+    """x for x > 0, negative_slope * x otherwise.
+
+    >>> import tinygrad_norm as tg
+    >>> LeakyReLU(0.1)(tg.tensor([-2.0, 3.0]))
+    tensor([-0.2000,  3.0000])
+    """
+
+    fn_name = "leaky_relu"
+
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
+        super().__init__(inplace, negative_slope=negative_slope)
+
+
+class ELU(_Elementwise):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+
+    fn_name = "elu"
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__(inplace, alpha=alpha)
+
+
+class CELU(_Elementwise):
+    """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise."""
+
+    fn_name = "celu"
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__(inplace, alpha=alpha)
+
+
+class SELU(_Elementwise):
+    """1.0507 * elu(x, alpha=1.6733): self-normalizing activations."""
+
+    fn_name = "selu"
+
+
+class SiLU(_Elementwise):
+    """x * sigmoid(x) (swish)."""
+
+    fn_name = "silu"
+
+
+class Mish(_Elementwise):
+    """x * tanh(softplus(x))."""
+
+    fn_name = "mish"
+
+
+class Hardsigmoid(_Elementwise):
+    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between."""
+
+    fn_name = "hardsigmoid"
+
+
+class Hardswish(_Elementwise):
+    """x * hardsigmoid(x)."""
+
+    fn_name = "hardswish"
+
+
+class ReLU6(_Elementwise):
+    """min(max(x, 0), 6)."""
+
+    fn_name = "relu6"
+
+
+class Hardtanh(_Elementwise):
+    """x clipped to [min_val, max_val]."""
+
+    fn_name = "hardtanh"
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+        super().__init__(inplace, min_val=min_val, max_val=max_val)
+
+
+class Softplus(_Elementwise):
+    """log(1 + exp(beta * x)) / beta, linear above `threshold`."""
+
+    fn_name = "softplus"
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__(beta=beta, threshold=threshold)
+
+
+class Softsign(_Elementwise):
+    """x / (1 + |x|)."""
+
+    fn_name = "softsign"
+
+
+class LogSigmoid(_Elementwise):
+    """log(sigmoid(x)), computed without overflow."""
+
+    fn_name = "logsigmoid"
+
+
+class Tanhshrink(_Elementwise):
+    """x - tanh(x)."""
+
+    fn_name = "tanhshrink"
+
+
+class Softmin(_Elementwise):
+    """softmax(-x) along `dim`."""
+
+    fn_name = "softmin"
+
+    def __init__(self, dim=None):
+        super().__init__(dim=dim)
+
+
+class GLU(_Elementwise):
+    """a * sigmoid(b) for the two halves a, b of the input along `dim`."""
+
+    fn_name = "glu"
+
+    def __init__(self, dim: int = -1):
+        super().__init__(dim=dim)
+
+
+class PReLU(Module):
+    """x for x > 0, weight * x otherwise, with a learned `weight` of `num_parameters` slopes
+    (1, or one per channel of dim 1), each starting at `init`.
+
+    >>> import tinygrad_norm as tg
+    >>> PReLU()(tg.tensor([-2.0, 3.0]))
+    tensor([-0.5000,  3.0000], grad_fn=<WhereBackward>)
+    """
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(Tensor(np.full(num_parameters, init, dtype=get_default_dtype())))
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

@@ -20,6 +20,8 @@ from ..ops import fused
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..random import generator
 from ..tensor import Tensor
+from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
+from .functional_activation import __all__ as _activations
 from .functional_conv import (
     conv1d,
     conv2d,
@@ -123,6 +125,7 @@ __all__ = [
     "poisson_nll_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
+    *_activations,
 ]
 
 

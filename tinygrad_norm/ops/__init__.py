@@ -7,6 +7,11 @@
 - `linalg`: MatMul
 - `conv`: Unfold (im2col) and Fold (col2im), each the other's backward; convolution is
   Unfold then MatMul (`pool` builds pooling and resampling on them)
+- `elementwise_more`: Maximum, Minimum, Expm1, Log1p, Log2, Log10, Erfc, Erfinv, Fmod, Remainder
+- `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh
+- `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv
+- `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
 
-Everything else (mean, var, softmax, split, ...) is composed from these in `composite`.
+Everything else (mean, var, softmax, split, ...) is composed from these in `composite`, and
+issue 12's math in `math_composite`, `reduce_more` and `sort`.
 """

@@ -18,6 +18,7 @@ from ..broadcast import ShapeError, broadcast_shape
 from ..convert import to_array
 from ..dtypes import get_default_dtype
 from .elementwise import Where
+from .elementwise_more import Maximum, Minimum
 from .linalg import MatMul
 from .movement import GetItem
 from .reduce import Max, Sum
@@ -163,6 +164,10 @@ def amax(x, dim=None, keepdim=False):
 def amin(x, dim=None, keepdim=False):
     dims = normalize_dims("amin", dim, x.ndim)
     _require_nonempty("amin", x, dims)
+    if x.dtype.kind != "f":
+        # NOTE: no gradient to carry, and -x is wrong here: -(-2**63) overflows back to itself,
+        # unsigned integers wrap around and bools have no negative.
+        return x._make(np.asarray(np.min(x.data, axis=dims, keepdims=keepdim)))
     return -Max.apply(-x, dims, keepdim)
 
 
@@ -245,7 +250,17 @@ def norm(x, p=2, dim=None, keepdim=False):
         return -Max.apply(-x.abs(), dims, keepdim)
     if p == 1:
         return Sum.apply(x.abs(), dims, keepdim)
-    return _root(Sum.apply(x.abs() ** p, dims, keepdim), p)
+    if p == 0:  # the number of nonzero elements: flat, so its gradient is 0 (x * 0 keeps the path)
+        count = np.count_nonzero(x.data, axis=dims, keepdims=keepdim).astype(x.dtype)
+        return Sum.apply(x * 0, dims, keepdim) + count
+    powered = x.abs() ** p
+    zero = x.data == 0
+    if p < 1 and zero.any():
+        # NOTE: |x|^p is infinitely steep (p < 1) or infinite (p < 0) at x = 0; PyTorch sends 0
+        # there. Compute it where |x| is 1 instead, and put the value back with a Where.
+        safe = Where.apply(zero, np.ones((), x.dtype), x.abs()) ** p
+        powered = Where.apply(zero, np.asarray(0.0 if p > 0 else np.inf, x.dtype), safe)
+    return _root(Sum.apply(powered, dims, keepdim), p)
 
 
 def _root(total, p):
@@ -317,14 +332,35 @@ def masked_fill(x, mask, value):
 
 
 def maximum(a, b):
-    """Elementwise max; at ties the gradient goes to `b` (a kink: gradcheck calls it one)."""
+    """Elementwise max, NaN if either side is NaN; at ties the gradient is split 0.5 / 0.5
+    (a kink: gradcheck calls it one), as PyTorch."""
     a, b = _pair(a, b)
-    return Where.apply(a.data > b.data, a, b)
+    broadcast_shape("maximum", a.shape, b.shape)
+    return Maximum.apply(*promote_pair(a, b))
 
 
 def minimum(a, b):
+    """Elementwise min, NaN if either side is NaN; 0.5 / 0.5 at ties, as PyTorch."""
     a, b = _pair(a, b)
-    return Where.apply(a.data < b.data, a, b)
+    broadcast_shape("minimum", a.shape, b.shape)
+    return Minimum.apply(*promote_pair(a, b))
+
+
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
+
+
+def promote_pair(a, b):
+    """Both sides in the dtype PyTorch gives the result: the side of the lower kind (bool <
+    integer < floating) takes the other's dtype; of one kind, a 0-d side takes the other's."""
+    if a.dtype == b.dtype:
+        return a, b
+    rank_a, rank_b = _KIND_RANK[a.dtype.kind], _KIND_RANK[b.dtype.kind]
+    if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
+        return a.to(b.dtype), b
+    if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
+        return a, b.to(a.dtype)
+    dtype = np.result_type(a.data.dtype, b.data.dtype)
+    return a.to(dtype), b.to(dtype)
 
 
 def _pair(a, b):

@@ -16,7 +16,7 @@ One rule for a ufunc such as `np.exp(t)`, `np.maximum(t, 0)` or `array + t`:
 >>> import tinygrad_norm as tg
 >>> x = tg.tensor([1.0, -2.0], requires_grad=True)
 >>> np.maximum(x, 0)
-tensor([1., 0.], grad_fn=<WhereBackward>)
+tensor([1., 0.], grad_fn=<MaximumBackward>)
 >>> np.cbrt(x)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
   ...

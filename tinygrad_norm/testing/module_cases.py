@@ -224,3 +224,7 @@ CASES = [
 from .module_cases_nn import NN_CASES  # noqa: E402 - convolution, pooling and loss layers
 
 CASES += [ModuleCase(*row) for row in NN_CASES]
+
+from .module_cases_math import MATH_CASES  # noqa: E402 - issue 12's activation modules
+
+CASES += [ModuleCase(*row) for row in MATH_CASES]

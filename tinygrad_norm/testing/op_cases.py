@@ -280,4 +280,8 @@ CASES_BY_NAME = {case.name: case for case in CASES}
 from . import op_cases_nn  # noqa: E402 - convolution, pooling and the losses, in their own file
 
 CASES += op_cases_nn.CASES
+
+from . import op_cases_math  # noqa: E402 - issue 12's math, items 1, 2, 3 and 5, in their own file
+
+CASES += op_cases_math.CASES
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -1,0 +1,340 @@
+"""The standard math ops (issue 12, items 1, 2, 3, 5 and 10): focused tests of values, dtypes,
+shapes and gradients against plain NumPy. The op table (`testing/op_cases_math.py`) adds
+gradcheck, gradgradcheck and NumPy-formula checks of every op."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinygrad_norm as tg
+from tinygrad_norm import nn
+
+
+# --- item 10: the four wrong results --------------------------------------------------------------
+def test_min_and_amin_of_the_most_negative_integer():
+    """-x overflows for -2**63 (it is its own negative), so min must not negate."""
+    x = tg.tensor([-(2**63), 5, 0])
+    assert int(x.min()) == -(2**63) and int(x.amin()) == -(2**63)
+    assert tg.amin(x, dim=0).tolist() == -(2**63)
+    assert x.reshape(1, 3).amin(dim=1, keepdim=True).tolist() == [[-(2**63)]]
+    assert x.min(dim=0).values.tolist() == -(2**63)
+
+
+def test_min_of_unsigned_integers_does_not_wrap_around():
+    x = tg.tensor(np.array([3, 0, 7], dtype=np.uint8))
+    assert int(x.min()) == 0 and x.min().dtype == np.uint8
+
+
+def test_min_of_a_bool_tensor():
+    x = tg.tensor([True, False, True])
+    assert x.min().tolist() is False and x.min().dtype == np.bool_
+    assert tg.tensor([True, True]).amin().tolist() is True
+    assert x.max().tolist() is True
+
+
+def test_maximum_and_minimum_split_the_gradient_at_ties():
+    a = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = tg.tensor([1.0, 1.0, 4.0], requires_grad=True)
+    (tg.maximum(a, b).sum() + 10 * tg.minimum(a, b).sum()).backward()
+    # tie: 0.5 + 10 * 0.5 each; a > b: a takes max, b takes min; a < b: the other way round
+    assert a.grad.tolist() == [5.5, 1.0, 10.0]
+    assert b.grad.tolist() == [5.5, 10.0, 1.0]
+
+
+def test_maximum_and_minimum_propagate_nan_from_either_side():
+    a = tg.tensor([np.nan, 1.0, 2.0], requires_grad=True)
+    b = tg.tensor([0.0, np.nan, 1.0], requires_grad=True)
+    for op in (tg.maximum, tg.minimum):
+        out = op(a, b)
+        assert np.isnan(out.data[:2]).all() and not np.isnan(out.data[2])
+    tg.maximum(a, b).sum().backward()
+    # where a NaN makes the pair unordered, both sides get the whole gradient (PyTorch)
+    assert a.grad.tolist() == [1.0, 1.0, 1.0] and b.grad.tolist() == [1.0, 1.0, 0.0]
+
+
+def test_maximum_promotes_as_pytorch():
+    assert tg.maximum(tg.tensor([1, 5]), tg.tensor([2.5, 0.5])).dtype == np.float32
+    assert tg.maximum(tg.tensor([1, 5]), 3).dtype == np.int64
+    assert tg.maximum(tg.ones(2), tg.tensor(3.0, dtype=tg.float64)).dtype == np.float32
+
+
+# --- item 1: elementwise --------------------------------------------------------------------------
+def test_float_functions_of_integers_give_the_default_float_dtype():
+    ints = tg.tensor([1, 2])
+    for out in (ints.sin(), ints.atan(), ints.expm1(), ints.log2(),
+                ints.erfinv(), ints.reciprocal(), ints.exp2(), tg.atan2(ints, ints)):  # fmt: skip
+        assert out.dtype == np.float32
+    assert tg.tensor([True]).cos().dtype == np.float32
+
+
+def test_rounding_keeps_integers_and_rounds_halves_to_even():
+    ints = tg.tensor([-3, 4])
+    for out in (ints.floor(), ints.ceil(), ints.trunc(), ints.round(), ints.sign()):
+        assert out.dtype == np.int64 and out.tolist() in ([-3, 4], [-1, 1])
+    assert tg.tensor([0.5, 1.5, 2.5, -0.5]).round().tolist() == [0.0, 2.0, 2.0, -0.0]
+    assert tg.tensor([1.25, 1.35]).round(decimals=1).tolist() == pytest.approx([1.2, 1.4])
+    assert tg.tensor([np.nan, -2.0]).sign().tolist() == [0.0, -1.0]  # NaN has sign 0 (PyTorch)
+
+
+def test_step_functions_send_zero_gradients_and_frac_sends_one():
+    x = tg.tensor([0.3, -1.7, 2.5], requires_grad=True)
+    (x.floor() + x.ceil() + x.round() + x.trunc() + x.sign()).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    x.grad = None
+    x.frac().sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0]
+    assert x.floor().grad_fn.name == "FloorBackward"
+
+
+def test_integer_division_and_remainders_follow_python_and_c():
+    a, b = tg.tensor([7, -7, 7, -7]), tg.tensor([2, 2, -2, -2])
+    assert (a // b).tolist() == [3, -4, -4, 3]  # floor, as Python
+    assert a.div(b, rounding_mode="trunc").tolist() == [3, -3, -3, 3]
+    assert (a % b).tolist() == [1, 1, -1, -1]  # the sign of the divisor, as Python
+    assert tg.fmod(a, b).tolist() == [1, -1, 1, -1]  # the sign of the dividend, as C
+    assert (a / b).dtype == np.float32 and (a // b).dtype == np.int64
+    assert (7 % tg.tensor([4.0])).tolist() == [3.0] and (7 // tg.tensor([2])).tolist() == [3]
+    with pytest.raises(RuntimeError, match="rounding_mode"):
+        a.div(b, rounding_mode="round")
+
+
+def test_fmod_and_remainder_gradients_count_the_divisions():
+    a = tg.tensor([5.5, -5.5], requires_grad=True, dtype=tg.float64)
+    b = tg.tensor([2.0, 2.0], requires_grad=True, dtype=tg.float64)
+    tg.remainder(a, b).sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad.tolist() == [-2.0, 3.0]  # -floor(a / b)
+    a.grad = b.grad = None
+    tg.fmod(a, b).sum().backward()
+    assert b.grad.tolist() == [-2.0, 2.0]  # -trunc(a / b)
+
+
+def test_erfinv_inverts_erf_and_erfc_keeps_its_digits():
+    y = np.concatenate([np.linspace(-0.999999, 0.999999, 101), [1 - 2**-52, -(1 - 2**-52)]])
+    x = tg.tensor(y).erfinv().data
+    np.testing.assert_allclose(np.vectorize(math.erf)(x), y, rtol=0, atol=3e-16)
+    assert tg.tensor([1.0, -1.0, 1.5]).erfinv().tolist()[:2] == [math.inf, -math.inf]
+    assert math.isnan(tg.tensor(1.5).erfinv().item())
+    for v in (0.5, 3.0, 10.0, 26.0, -4.0):
+        assert tg.tensor(v, dtype=tg.float64).erfc().item() == pytest.approx(
+            math.erfc(v), rel=1e-14
+        )
+
+
+def test_logaddexp_is_stable_and_exact_at_infinities():
+    a = tg.tensor([1000.0, -1000.0, np.inf, -np.inf, 0.0], dtype=tg.float64)
+    b = tg.tensor([1000.0, -1001.0, np.inf, -np.inf, -40.0], dtype=tg.float64)
+    np.testing.assert_allclose(tg.logaddexp(a, b).data, np.logaddexp(a.data, b.data), rtol=1e-15)
+
+
+def test_copysign_uses_the_sign_bit_and_its_gradient():
+    a = tg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    b = tg.tensor([-0.0, 1.0, -1.0], requires_grad=True)
+    out = tg.copysign(a, b)
+    assert out.tolist() == [-1.0, 2.0, -3.0]
+    out.sum().backward()
+    assert a.grad.tolist() == [-1.0, -1.0, -1.0] and b.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_tests_logical_and_bitwise_ops_give_bool_or_integer_tensors():
+    x = tg.tensor([1.0, np.nan, np.inf, -np.inf])
+    assert x.isnan().tolist() == [False, True, False, False]
+    assert x.isinf().tolist() == [False, False, True, True]
+    assert tg.isfinite(x).tolist() == [True, False, False, False]
+    big = np.finfo(np.float32).max
+    assert x.nan_to_num().tolist() == [1.0, 0.0, float(big), -float(big)]
+    p, q = tg.tensor([True, False, True]), tg.tensor([1.0, 0.0, 0.0])
+    assert tg.logical_and(p, q).tolist() == [True, False, False]
+    assert tg.logical_xor(p, q).tolist() == [False, False, True]
+    assert p.logical_not().tolist() == [False, True, False]
+    m, n = tg.tensor([12, 10]), tg.tensor([10, 6])
+    assert (m ^ n).tolist() == [6, 12] and tg.bitwise_and(m, n).tolist() == [8, 2]
+    assert (m | n).tolist() == [14, 14] and tg.bitwise_not(m).tolist() == [-13, -11]
+    assert (5 & m).tolist() == [4, 0]
+    with pytest.raises(NotImplementedError, match="integer and bool"):
+        tg.bitwise_and(q, q)
+
+
+def test_arithmetic_methods_take_alpha_and_accept_numpy_arrays():
+    x = tg.tensor([1.0, 2.0])
+    assert x.add(3, alpha=2).tolist() == [7.0, 8.0] and x.sub(x, alpha=0.5).tolist() == [0.5, 1.0]
+    assert tg.add(np.array([1.0]), 1.0).tolist() == [2.0] and tg.neg(x).tolist() == [-1.0, -2.0]
+    assert tg.pow(2, tg.tensor([3.0])).tolist() == [8.0] and tg.sin(np.zeros(2)).tolist() == [0, 0]
+    assert tg.lerp(x, tg.tensor([3.0, 4.0]), 1.0).tolist() == [3.0, 4.0]  # exactly end at 1
+
+
+# --- item 2: activations --------------------------------------------------------------------------
+F = tg.nn.functional
+
+
+def test_activations_do_not_overflow_into_nan_gradients():
+    x = tg.tensor([-1000.0, 1000.0], requires_grad=True)
+    for fn in (F.elu, F.selu, F.celu, F.softplus, F.mish, F.logsigmoid, F.silu):
+        x.grad = None
+        y = fn(x)
+        y.sum().backward()
+        assert np.isfinite(y.data).all() and np.isfinite(x.grad.data).all(), fn.__name__
+    np.testing.assert_allclose(F.logsigmoid(x).data, [-1000.0, 0.0])
+
+
+def test_piecewise_activations_take_pytorchs_slopes_at_their_kinks():
+    x = tg.tensor([-3.0, -1.0, 0.0, 1.0, 3.0, 6.0], requires_grad=True)
+    F.hardtanh(x).sum().backward()
+    assert x.grad.tolist() == [0, 0, 1, 0, 0, 0]  # strictly inside only
+    x.grad = None
+    F.hardswish(x).sum().backward()
+    assert x.grad.tolist() == pytest.approx([0, 1 / 6, 0.5, 5 / 6, 1, 1])
+    x.grad = None
+    F.elu(x, alpha=2.0).sum().backward()
+    assert x.grad.tolist()[2] == 2.0  # alpha at 0
+
+
+def test_glu_and_prelu_check_their_shapes():
+    with pytest.raises(RuntimeError, match="must be even"):
+        F.glu(tg.ones(2, 3))
+    with pytest.raises(RuntimeError, match="channels"):
+        F.prelu(tg.ones(2, 3), tg.ones(2))
+    assert F.glu(tg.ones(4, 2), dim=0).shape == (2, 2)
+
+
+def test_activation_modules_keep_pytorchs_attributes():
+    assert tg.nn.LeakyReLU(0.3).negative_slope == 0.3 and tg.nn.ELU(alpha=2).alpha == 2
+    assert tg.nn.Hardtanh(-2, 2).max_val == 2 and tg.nn.Softmin(dim=1).dim == 1
+    prelu = tg.nn.PReLU(4, init=0.1)
+    assert [name for name, _ in prelu.named_parameters()] == ["weight"]
+    assert prelu.weight.shape == (4,) and prelu.weight.tolist() == pytest.approx([0.1] * 4)
+
+
+# --- items 3 and 5: reductions, scans, sorting ----------------------------------------------------
+def test_prod_gradient_is_the_product_of_the_others_also_at_zeros():
+    x = tg.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.0, 2.0, 4.0]], requires_grad=True)
+    x.prod(1).sum().backward()
+    expected = [[0.0, 6.0, 0.0], [0.0, 0.0, 0.0], [8.0, 4.0, 2.0]]
+    assert x.grad.tolist() == expected
+    x.grad = None
+    x.cumprod(1).sum().backward()  # d/dx_j of sum_i prod_{k<=i} x_k
+    np.testing.assert_allclose(x.grad.data[0], [1 + 0 + 0, 2 + 2 * 3, 0])
+
+
+def test_cumsum_backward_is_a_reversed_cumsum():
+    x = tg.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    x.cumsum(0).backward(tg.tensor([1.0, 10.0, 100.0, 1000.0]))
+    assert x.grad.tolist() == [1111.0, 1110.0, 1100.0, 1000.0]
+    assert tg.tensor([True, True]).cumsum(0).dtype == np.int64
+    assert tg.tensor([1, 2], dtype=tg.int32).cumsum(0, dtype=tg.float64).dtype == np.float64
+
+
+def test_logcumsumexp_matches_numpy_and_does_not_overflow():
+    x = tg.tensor([1000.0, 1000.0, -5.0, 1001.0])
+    np.testing.assert_allclose(x.logcumsumexp(0).data, np.logaddexp.accumulate(x.data))
+
+
+def test_cummax_values_indices_and_the_gradient_goes_to_the_winner():
+    x = tg.tensor([1.0, 3.0, 3.0, 2.0, 3.0], requires_grad=True)
+    values, indices = x.cummax(0)
+    assert values.tolist() == [1.0, 3.0, 3.0, 3.0, 3.0] and indices.tolist() == [0, 1, 2, 2, 4]
+    values.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 2.0, 0.0, 1.0]
+
+
+def test_order_statistics_against_numpy():
+    x = np.random.default_rng(7).standard_normal((4, 7))
+    t = tg.tensor(x)
+    assert t.median().item() == np.sort(x.ravel())[(x.size - 1) // 2]  # the lower median
+    np.testing.assert_array_equal(t.median(1).values.data, np.sort(x, 1)[:, 3])
+    np.testing.assert_array_equal(t.kthvalue(2, 0).values.data, np.sort(x, 0)[1])
+    v, i = t.median(dim=1, keepdim=True)
+    assert v.shape == (4, 1) and np.array_equal(np.take_along_axis(x, i.data, 1), v.data)
+    with pytest.raises(RuntimeError, match="out of range"):
+        t.kthvalue(8, 1)
+
+
+def test_reduction_dtypes_and_shapes():
+    x = tg.tensor([[0, 2, 0], [1, 1, 0]])
+    assert x.prod(1).dtype == np.int64 and x.count_nonzero(0).tolist() == [1, 2, 0]
+    assert x.all(1, keepdim=True).shape == (2, 1) and tg.any(x, (0, 1)).item() is True
+    low, high = tg.aminmax(x)
+    assert (low.item(), high.item()) == (0, 2)
+    assert tg.tensor([]).prod().item() == 1.0 and math.isnan(tg.tensor([]).median().item())
+    std, mean = tg.std_mean(tg.tensor([1.0, 2.0, 3.0]))
+    assert (std.item(), mean.item()) == (1.0, 2.0)
+
+
+def test_sort_is_stable_and_puts_nan_last():
+    x = tg.tensor([2.0, np.nan, 1.0, 2.0, 1.0])
+    assert x.sort().indices.tolist() == [2, 4, 0, 3, 1]
+    assert x.sort(descending=True).indices.tolist() == [1, 0, 3, 2, 4]
+    assert x.argsort().tolist() == [2, 4, 0, 3, 1]
+
+
+def test_sort_and_topk_gradients_flow_to_where_the_values_came_from():
+    x = tg.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    values, indices = x.topk(2)
+    assert values.tolist() == [[2.0, 0.5]] and indices.tolist() == [[2, 0]]
+    (values * tg.tensor([[10.0, 1.0]])).sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 10.0]]
+
+
+def test_searching_and_unique():
+    edges = tg.tensor([1.0, 3.0, 5.0])
+    assert tg.bucketize(tg.tensor([0.0, 1.0, 4.0, 9.0]), edges).tolist() == [0, 0, 2, 3]
+    assert tg.bucketize(tg.tensor([1.0]), edges, right=True).tolist() == [1]
+    assert tg.searchsorted(edges, tg.tensor([3.0]), side="right").tolist() == [2]
+    values, inverse, counts = tg.unique(
+        tg.tensor([3, 1, 3]), return_inverse=True, return_counts=True
+    )
+    assert values.tolist() == [1, 3] and inverse.tolist() == [1, 0, 1] and counts.tolist() == [1, 2]
+
+
+# --- coverage: every name of issue 12's items 1, 2, 3 and 5 ---------------------------------------
+ITEM_1 = """sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh expm1 log1p log2 log10 exp2
+floor ceil round trunc frac sign abs reciprocal square rsqrt erf erfc erfinv lerp hypot logaddexp
+fmod remainder floor_divide div copysign isnan isinf isfinite nan_to_num logical_and logical_or
+logical_not logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not
+add sub mul neg pow""".split()
+ITEM_3 = """prod logsumexp cumsum cumprod cummax cummin logcumsumexp std_mean var_mean all any
+count_nonzero median mode kthvalue norm aminmax""".split()
+ITEM_5 = "sort argsort topk msort searchsorted bucketize unique".split()
+NOT_TENSOR_METHODS = {"std_mean", "var_mean", "searchsorted", "bucketize"}  # as in PyTorch
+ACTIVATIONS = """leaky_relu elu selu celu gelu silu mish softplus softsign hardtanh relu6
+hardsigmoid hardswish logsigmoid tanhshrink softmin glu prelu""".split()
+ACTIVATION_MODULES = """LeakyReLU ELU SELU CELU GELU SiLU Mish Softplus Softsign Hardtanh ReLU6
+Hardsigmoid Hardswish LogSigmoid Tanhshrink Softmin GLU PReLU""".split()
+OPERATORS = "__mod__ __rmod__ __floordiv__ __rfloordiv__ __and__ __or__ __xor__ __invert__".split()
+
+
+def test_every_name_of_items_1_2_3_5_exists():
+    names = ITEM_1 + ITEM_3 + ITEM_5
+    missing = [f"tg.{n}" for n in names if not callable(getattr(tg, n, None))]
+    missing += [f"Tensor.{n}" for n in names + OPERATORS if n not in NOT_TENSOR_METHODS
+                and not callable(getattr(tg.Tensor, n, None))]  # fmt: skip
+    missing += [f"F.{n}" for n in ACTIVATIONS if not callable(getattr(F, n, None))]
+    missing += [f"nn.{n}" for n in ACTIVATION_MODULES if not isinstance(getattr(nn, n, None), type)]
+    assert not missing, f"missing: {missing}"
+    assert set(ACTIVATIONS) <= set(F.__all__)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [tg.atan2, tg.hypot, tg.logaddexp, tg.copysign, tg.fmod, tg.remainder, tg.maximum, tg.minimum],
+)
+def test_binary_ops_name_shapes_that_do_not_broadcast(op):
+    with pytest.raises(tg.ShapeError, match=f"{op.__name__}: shapes \\(2, 3\\) and \\(2,\\)"):
+        op(tg.ones(2, 3), tg.ones(2))
+    with pytest.raises(RuntimeError, match="lerp"):
+        tg.lerp(tg.ones(2, 3), tg.ones(3), tg.ones(2))
+
+
+def test_atan2_sends_0_at_the_origin_where_the_angle_is_undefined():
+    y = tg.tensor([0.0, 1.0], requires_grad=True)
+    x = tg.tensor([0.0, 1.0], requires_grad=True)
+    tg.atan2(y, x).sum().backward()
+    assert y.grad.tolist() == [0.0, 0.5] and x.grad.tolist() == [0.0, -0.5]
+
+
+def test_median_of_all_shares_the_gradient_among_ties_as_pytorch():
+    x = tg.tensor([[1.0, 2.0, 2.0], [0.0, 2.0, 5.0]], requires_grad=True)
+    m = x.median()  # sorted: 0 1 2 2 2 5, lower median 2, held by three elements
+    m.backward()
+    assert m.item() == 2.0
+    np.testing.assert_allclose(x.grad.data, [[0, 1 / 3, 1 / 3], [0, 1 / 3, 0]], rtol=1e-6)

@@ -1,0 +1,204 @@
+"""The activation functions of `nn.functional` beyond relu/gelu/softmax (issue 12, item 2).
+
+Each is composed from primitives, so autograd derives its gradient. Piecewise ones are a
+`Where` between their pieces with a constant mask: the gradient goes to the piece that was
+chosen and exactly 0 to the other. A piece that would overflow where it is not chosen (exp of a
+large input) is fed a clamped input, so its unused gradient is 0, not 0 * inf = NaN.
+Boundaries follow PyTorch's backward (hardtanh passes no gradient at min_val and max_val;
+elu's slope at 0 is alpha).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..creation import as_tensor
+from ..ops import fused
+from ..ops.elementwise import Where
+from ..ops.elementwise_more import Expm1, Log1p
+from ..tensor import Tensor
+
+__all__ = [
+    "celu",
+    "elu",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
+    "hardtanh",
+    "leaky_relu",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "relu6",
+    "selu",
+    "silu",
+    "softmin",
+    "softplus",
+    "softsign",
+    "tanhshrink",
+]
+
+SELU_ALPHA = 1.6732632423543772848170429916717  # Klambauer et al. (2017), self-normalizing
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _float(input) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
+    return x if x.dtype.kind == "f" else x.float()
+
+
+def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
+    return np.asarray(values, dtype=like.dtype)
+
+
+def _nonpositive(x: Tensor) -> Tensor:
+    """x where x <= 0, else 0: the input of an exp piece that is used only there (so neither a
+    large x nor a NaN reaches exp, whose unused gradient would be 0 * inf or 0 * NaN)."""
+    return Where.apply(x.data <= 0, x, np.zeros((), x.dtype))
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
+    """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
+    x = _float(input)
+    return Where.apply(x.data > 0, x, x * negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """x for x > 0, alpha * (exp(x) - 1) otherwise (Clevert et al., 2015).
+
+    >>> import tinygrad_norm as tg
+    >>> elu(tg.tensor([-1.0, 2.0]))
+    tensor([-0.6321,  2.0000])
+    """
+    x = _float(input)
+    return Where.apply(~(x.data <= 0), x, Expm1.apply(_nonpositive(x)) * alpha)
+
+
+def selu(input, inplace=False):  # noqa: A002
+    """scale * elu(x, alpha) with PyTorch's constants alpha = 1.6733, scale = 1.0507."""
+    return elu(input, SELU_ALPHA) * SELU_SCALE
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise: elu with a slope of 1 at 0."""
+    x = _float(input)
+    return Where.apply(~(x.data <= 0), x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
+
+
+def silu(input, inplace=False):  # noqa: A002
+    """x * sigmoid(x), also called swish."""
+    x = _float(input)
+    return x * x.sigmoid()
+
+
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
+    x = _float(input)
+    bx = x * beta
+    linear = bx.data > threshold
+    safe = Where.apply(linear, np.zeros((), x.dtype), bx)  # no exp of a large number
+    return Where.apply(linear, x, Log1p.apply(safe.exp()) / beta)
+
+
+def mish(input, inplace=False):  # noqa: A002
+    """x * tanh(softplus(x)) (Misra, 2019)."""
+    x = _float(input)
+    return x * softplus(x).tanh()
+
+
+def softsign(input):  # noqa: A002
+    """x / (1 + |x|)."""
+    x = _float(input)
+    return x / (x.abs() + 1)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    """x clipped to [min_val, max_val]; gradient 1 strictly inside, 0 outside and at the ends."""
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
+    x = _float(input)
+    # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
+    # passes the gradient through instead)
+    inside = (x.data > min_val) & (x.data < max_val)
+    return Where.apply(inside, x, _constant(np.clip(x.data, min_val, max_val), x))
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    """min(max(x, 0), 6) = hardtanh(x, 0, 6)."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002
+    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between (a piecewise-linear sigmoid)."""
+    x = _float(input)
+    inside = (x.data > -3) & (x.data < 3)
+    return Where.apply(inside, x / 6 + 0.5, _constant(np.clip(x.data / 6 + 0.5, 0, 1), x))
+
+
+def hardswish(input, inplace=False):  # noqa: A002
+    """x * hardsigmoid(x): 0 for x <= -3, x for x >= 3, x (x + 3) / 6 between (MobileNetV3).
+
+    NOTE: at the kinks x = -3 and x = 3 the slope is taken from the outer piece (0 and 1), as
+    PyTorch's backward does.
+    """
+    x = _float(input)
+    inside = ~((x.data <= -3) | (x.data >= 3))
+    x_inside = Where.apply(inside, x, np.zeros((), x.dtype))  # no inf * 0 in the unused piece
+    middle = x_inside * (x_inside + 3) / 6
+    return Where.apply(x.data <= -3, np.zeros((), x.dtype), Where.apply(inside, middle, x))
+
+
+def logsigmoid(input):  # noqa: A002
+    """log(sigmoid(x)) = -softplus(-x), as x - log(1 + e^x) for x < 0 and -log(1 + e^-x) for
+    x >= 0: each piece only exponentiates a number <= 0, so nothing overflows."""
+    x = _float(input)
+    negative = x - Log1p.apply(x.clamp(max=0).exp())
+    positive = -Log1p.apply((-x.clamp(min=0)).exp())
+    return Where.apply(x.data < 0, negative, positive)
+
+
+def tanhshrink(input):  # noqa: A002
+    """x - tanh(x)."""
+    x = _float(input)
+    return x - x.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    """softmax(-x) along `dim`: the smallest entries get the largest weights."""
+    if dim is None:
+        raise TypeError("softmin: pass dim=, the axis whose entries should form a distribution")
+    x = as_tensor(input)
+    return fused.softmax(-(x if dtype is None else x.to(dtype)), dim)
+
+
+def glu(input, dim=-1):  # noqa: A002
+    """a * sigmoid(b), where a and b are the two halves of the input along `dim` (Dauphin et
+    al., 2017). The size along `dim` must be even; the output has half of it."""
+    x = _float(input)
+    if x.ndim == 0:
+        raise RuntimeError("glu: does not take a 0-d tensor: there is no dim to halve")
+    size = x.shape[dim]
+    if size % 2:
+        raise RuntimeError(
+            f"glu: the size along dim {dim} must be even to split it into two halves, "
+            f"got {size} (input shape {x.shape})"
+        )
+    a, b = x.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input, weight):  # noqa: A002
+    """x for x > 0, weight * x otherwise; weight has 1 or C (= input.shape[1]) entries, one
+    learned slope per channel (He et al., 2015)."""
+    x, weight = _float(input), as_tensor(weight)
+    channels = x.shape[1] if x.ndim >= 2 else 1
+    if weight.numel() == 1:
+        weight = weight.reshape(())
+    elif weight.ndim != 1 or weight.numel() != channels:
+        raise RuntimeError(
+            f"prelu: weight has {weight.numel()} entries but the input of shape {x.shape} has "
+            f"{channels} channels (dim 1); give 1 weight or one per channel"
+        )
+    else:
+        weight = weight.reshape((channels,) + (1,) * (x.ndim - 2))  # (C, 1, ..., 1)
+    return Where.apply(x.data > 0, x, x * weight)

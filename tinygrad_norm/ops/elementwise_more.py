@@ -1,0 +1,216 @@
+"""More elementwise primitives: maximum/minimum, expm1, log1p, erfc, erfinv, fmod, remainder.
+
+Each is a primitive for a reason a composition cannot meet: `np.maximum` propagates NaN from
+either side (a `where` on a comparison would not); expm1, log1p and erfc keep their digits where
+exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them; erfinv has no closed form; fmod and
+remainder are exact in NumPy where a - b * trunc(a / b) rounds twice.
+"""
+
+import math
+
+import numpy as np
+
+from ..autograd.engine import Function
+from ..dtypes import get_default_dtype
+from .erfinv_numpy import erfc as erfc_array
+from .erfinv_numpy import erfinv as erfinv_array
+
+
+def float_array(a: np.ndarray) -> np.ndarray:
+    """Integer and bool inputs of a float-valued op become the default float dtype (PyTorch)."""
+    return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
+
+
+def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
+    """How much of the gradient each side of maximum/minimum gets, as PyTorch shares it:
+    all to the winner, half each at a tie, and all to both where a NaN makes them unordered."""
+    tie = a == b
+    share_a = np.where(tie, 0.5, np.where(a_wins | np.isnan(a) | np.isnan(b), 1.0, 0.0))
+    share_b = np.where(tie, 0.5, np.where(a_wins, 0.0, 1.0))
+    dtype = np.result_type(a, b)
+    return share_a.astype(dtype), share_b.astype(dtype)
+
+
+class Maximum(Function):
+    """out = max(a, b) elementwise; NaN if either is NaN (np.maximum).
+
+    NOTE: at a tie (a == b) the function has a kink; the gradient is split 0.5 / 0.5 between the
+    two sides, as PyTorch does. Where a NaN is involved both sides get the whole gradient.
+    """
+
+    formula = "grad_a = grad_out * [a > b] (0.5 at a == b);  grad_b = grad_out * [b > a] (0.5)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.share_a, ctx.share_b = _tie_shares(a, b, a > b)
+        return np.maximum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.share_a, grad_output * ctx.share_b
+
+
+class Minimum(Function):
+    """out = min(a, b) elementwise; NaN if either is NaN (np.minimum).
+
+    NOTE: a kink at a == b, where the gradient is split 0.5 / 0.5, as PyTorch does.
+    """
+
+    formula = "grad_a = grad_out * [a < b] (0.5 at a == b);  grad_b = grad_out * [b < a] (0.5)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.share_a, ctx.share_b = _tie_shares(a, b, a < b)
+        return np.minimum(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.share_a, grad_output * ctx.share_b
+
+
+class Expm1(Function):
+    """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
+
+    formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.expm1(float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (out + 1)
+
+
+class Log1p(Function):
+    """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
+
+    formula = "grad_a = grad_out / (1 + a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log1p(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a + 1)
+
+
+class Erfc(Function):
+    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
+
+    d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
+    """
+
+    formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return erfc_array(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+
+
+class Erfinv(Function):
+    """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
+
+    The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
+    infinite at a = +-1.
+    """
+
+    formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = erfinv_array(float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
+
+
+class Fmod(Function):
+    """out = a - b * trunc(a / b), the remainder with the sign of a (C's fmod, np.fmod).
+
+    Between jumps, trunc(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
+    NOTE: out jumps where a / b is an integer; the gradient there is PyTorch's one-sided one.
+    """
+
+    formula = "grad_a = grad_out;  grad_b = -grad_out * trunc(a / b)   (jumps where a / b is whole)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[1]:
+            ctx.count = np.trunc(a / b)
+        return np.fmod(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
+        return grad_output, grad_b
+
+
+class Remainder(Function):
+    """out = a - b * floor(a / b), the remainder with the sign of b (Python's %, np.remainder).
+
+    Between jumps, floor(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
+    """
+
+    formula = "grad_a = grad_out;  grad_b = -grad_out * floor(a / b)   (jumps where a / b is whole)"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        if ctx.needs_input_grad[1]:
+            ctx.count = np.floor(a / b)
+        return np.remainder(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
+        return grad_output, grad_b
+
+
+class Log2(Function):
+    """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
+
+    formula = "grad_a = grad_out / (a * ln(2))"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log2(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(2))
+
+
+class Log10(Function):
+    """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
+
+    formula = "grad_a = grad_out / (a * ln(10))"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.log10(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(10))

@@ -1,0 +1,242 @@
+"""Elementwise math composed from primitives (issue 12, item 1): no backward of their own.
+
+exp2 is a Pow, frac a Sub of a Trunc, hypot a square root of squares, lerp a Where of two
+affine forms, logaddexp a maximum plus a softplus of minus the distance, copysign an abs times
+a sign factor. Tests, comparisons and logical or bitwise ops give bool or integer tensors that
+are never differentiable.
+"""
+
+import numpy as np
+
+from ..autograd.engine import GraphTensor
+from ..broadcast import broadcast_shape
+from ..dtypes import get_default_dtype
+from .composite import as_tensor, maximum, promote_pair
+from .elementwise import Where
+from .elementwise_more import Fmod, Log1p, Remainder
+from .rounding import RoundedDiv, SignOf, Trunc
+
+
+def constant(array, like):
+    """A Tensor outside the graph holding `array` (bool and integer results); `like` is any
+    Tensor, to reach the class."""
+    return like._make(np.asarray(array))
+
+
+def to_float(x):
+    """x, or x converted to the default float dtype when it holds integers or bools."""
+    return x if x.dtype.kind in "fc" else x.to(get_default_dtype())
+
+
+def pair(op: str, a, b):
+    """Two operands of `op` as Tensors in one dtype (a Python number takes the other side's),
+    after checking that their shapes broadcast (a ShapeError naming both otherwise)."""
+    like = a if isinstance(a, GraphTensor) else b
+    a, b = as_tensor(a, like), as_tensor(b, like)
+    broadcast_shape(op, a.shape, b.shape)
+    return promote_pair(a, b)
+
+
+def _some_tensor(a, b):
+    return a if isinstance(a, GraphTensor) else b
+
+
+def array_of(v) -> np.ndarray:
+    return v.data if isinstance(v, GraphTensor) else np.asarray(v)
+
+
+# --- arithmetic, PyTorch's method names ---------------------------------------------------------
+def add(input, other, *, alpha=1):  # noqa: A002 - PyTorch's names
+    """input + alpha * other."""
+    return input + (other if alpha == 1 else other * alpha)
+
+
+def sub(input, other, *, alpha=1):  # noqa: A002
+    """input - alpha * other."""
+    return input - (other if alpha == 1 else other * alpha)
+
+
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """input / other; `rounding_mode="trunc"` rounds towards 0, `"floor"` down (Python's //).
+
+    A rounded quotient is flat between its jumps: its gradient is 0 (as PyTorch's).
+    """
+    if rounding_mode is None:
+        return input / other
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
+        )
+    a, b = pair("div", input, other)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return RoundedDiv.apply(a, b, rounding_mode)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """floor(input / other), Python's //; gradient 0 (PyTorch has none)."""
+    return div(input, other, rounding_mode="floor")
+
+
+def fmod(input, other):  # noqa: A002
+    """input - other * trunc(input / other): the remainder with the sign of input (C's fmod)."""
+    a, b = pair("fmod", input, other)
+    return Fmod.apply(a, b)
+
+
+def remainder(input, other):  # noqa: A002
+    """input - other * floor(input / other): the remainder with the sign of other (Python's %)."""
+    a, b = pair("remainder", input, other)
+    return Remainder.apply(a, b)
+
+
+def pow(input, exponent):  # noqa: A001 - PyTorch's name
+    """input ** exponent; either may be a number (torch.pow(2, x) is 2 ** x)."""
+    if not isinstance(input, GraphTensor):
+        input = as_tensor(input, exponent)
+    return input**exponent
+
+
+# --- composed elementwise functions -------------------------------------------------------------
+def exp2(x):
+    """2 ** x; d/dx = 2 ** x * ln 2 (Pow's gradient with respect to its exponent)."""
+    x = to_float(x)
+    return as_tensor(2.0, like=x) ** x
+
+
+def frac(x):
+    """x - trunc(x): the fractional part, with the sign of x; its gradient is 1."""
+    return x - Trunc.apply(x)
+
+
+def reciprocal(x):
+    """1 / x (integers give the default float dtype)."""
+    return 1 / to_float(x)
+
+
+def square(x):
+    return x * x
+
+
+def hypot(input, other):  # noqa: A002
+    """sqrt(input^2 + other^2), the length of the vector (input, other)."""
+    a, b = pair("hypot", input, other)
+    return (a * a + b * b).sqrt()
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """input + weight * (end - input), linear interpolation from input (weight 0) to end (1).
+
+    As PyTorch, for |weight| >= 0.5 it is computed as end - (end - input) * (1 - weight), which
+    gives exactly `end` at weight 1.
+    """
+    start, end = pair("lerp", input, end)
+    diff = end - start
+    if not isinstance(weight, GraphTensor):
+        return start + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
+    broadcast_shape("lerp", start.shape, end.shape, weight.shape)
+    small = np.abs(weight.data) < 0.5
+    return Where.apply(small, start + diff * weight, end - diff * (1 - weight))
+
+
+def logaddexp(input, other):  # noqa: A002
+    """log(exp(a) + exp(b)) = max(a, b) + log1p(exp(-|a - b|)), which never overflows.
+
+    d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b); at a == b the maximum and abs are kinks
+    whose one-sided slopes average to the true derivative 1/2, which is what they send.
+    """
+    a, b = pair("logaddexp", input, other)
+    a, b = to_float(a), to_float(b)
+    same_infinity = np.isinf(a.data) & (a.data == b.data)
+    if same_infinity.any():  # inf - inf would be NaN: log(e^inf + e^inf) = inf, likewise -inf
+        zero = np.zeros((), a.dtype)
+        safe = logaddexp(Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b))
+        return Where.apply(same_infinity, a, safe)
+    return maximum(a, b) + Log1p.apply((-(a - b).abs()).exp())
+
+
+def copysign(input, other):  # noqa: A002
+    """|input| with the sign of other (its sign bit: -0.0 counts as negative).
+
+    The gradient to input is sign(input) * sign(other) (0 at input = 0, as PyTorch); other gets 0.
+    """
+    a, b = pair("copysign", input, other)
+    a = to_float(a)
+    return a.abs() * SignOf.apply(b, a.dtype)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    """NaN -> nan, inf -> posinf, -inf -> neginf (default: the dtype's largest and smallest
+    finite values). The gradient passes where the input was finite and is 0 elsewhere."""
+    if input.dtype.kind not in "fc":
+        return input.clone()
+    info = np.finfo(input.dtype)
+    x = input.data
+    high = info.max if posinf is None else posinf
+    low = info.min if neginf is None else neginf
+    replaced = np.where(np.isnan(x), nan, np.where(x > 0, high, low)).astype(x.dtype)
+    return Where.apply(np.isfinite(x), input, replaced)
+
+
+# --- tests: bool results, never differentiable --------------------------------------------------
+def isnan(x):
+    return constant(np.isnan(x.data), x)
+
+
+def isinf(x):
+    return constant(np.isinf(x.data), x)
+
+
+def isfinite(x):
+    return constant(np.isfinite(x.data), x)
+
+
+def logical_and(input, other):  # noqa: A002
+    return constant(np.logical_and(array_of(input), array_of(other)), _some_tensor(input, other))
+
+
+def logical_or(input, other):  # noqa: A002
+    return constant(np.logical_or(array_of(input), array_of(other)), _some_tensor(input, other))
+
+
+def logical_xor(input, other):  # noqa: A002
+    return constant(np.logical_xor(array_of(input), array_of(other)), _some_tensor(input, other))
+
+
+def logical_not(input):  # noqa: A002
+    return constant(np.logical_not(input.data), input)
+
+
+# --- bitwise: integers and bools only -----------------------------------------------------------
+def _integers(op: str, *values) -> list:
+    arrays = []
+    for v in values:
+        array = array_of(v)
+        if array.dtype.kind not in "biu":
+            raise NotImplementedError(
+                f"{op}: works on integer and bool tensors, got {array.dtype}; for a truth test "
+                "of floats use logical_and / logical_or, or convert with .long() or .bool()"
+            )
+        arrays.append(array)
+    return arrays
+
+
+def bitwise_and(input, other):  # noqa: A002
+    return constant(
+        np.bitwise_and(*_integers("bitwise_and", input, other)), _some_tensor(input, other)
+    )
+
+
+def bitwise_or(input, other):  # noqa: A002
+    return constant(
+        np.bitwise_or(*_integers("bitwise_or", input, other)), _some_tensor(input, other)
+    )
+
+
+def bitwise_xor(input, other):  # noqa: A002
+    return constant(
+        np.bitwise_xor(*_integers("bitwise_xor", input, other)), _some_tensor(input, other)
+    )
+
+
+def bitwise_not(input):  # noqa: A002
+    return constant(np.invert(*_integers("bitwise_not", input)), input)

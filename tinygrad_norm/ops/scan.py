@@ -1,0 +1,124 @@
+"""Scans along one dim (issue 12, item 3): cumsum, cumprod, logcumsumexp, cummax, cummin.
+
+One new primitive, `Cumsum`. The others are composed, so autograd derives their gradients,
+to any order and exactly also where an input is 0 (cumprod) or -inf (logcumsumexp):
+
+- cumprod and logcumsumexp are scans of * and logaddexp in log2(n) doubling steps
+  (Hillis & Steele, 1986): after the step with shift s, element i combines the s elements
+  ending at i with the s before them, so after shifts 1, 2, 4, ... it holds the whole prefix.
+- cummax and cummin find the running winner's index with NumPy and read the values with an
+  index, so each value's gradient goes to the element that won (as PyTorch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.engine import Function
+from .composite import ValuesIndices
+from .math_composite import logaddexp, to_float
+from .shape import cat
+from .sort import axis_of, constant, take_along
+
+
+def _along(axis: int, ndim: int, index) -> tuple:
+    """An index that applies `index` (a slice) along `axis` and takes everything elsewhere."""
+    return (slice(None),) * axis + (index,) + (slice(None),) * (ndim - axis - 1)
+
+
+class Cumsum(Function):
+    """out_i = a_0 + a_1 + ... + a_i along `dim`.
+
+    a_j appears in every out_i with i >= j, so grad_a_j = sum over i >= j of grad_out_i: a
+    cumulative sum run from the end (reverse, cumsum, reverse back).
+    """
+
+    formula = "grad_a = reverse(cumsum(reverse(grad_out)))  along dim"
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        if a.dtype.kind in "bui" and a.dtype != np.uint64:
+            return np.cumsum(a, axis=dim, dtype=np.int64)  # integers add up in int64 (PyTorch)
+        return np.cumsum(a, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        dim = ctx.args[1]
+        backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
+        return Cumsum.apply(grad_output[backwards], dim)[backwards], None
+
+
+def _prepare(op: str, input, dim, dtype):  # noqa: A002
+    x = input
+    if dtype is not None:
+        x = x.to(dtype)
+    return x, axis_of(op, x, dim)
+
+
+def cumsum(input, dim, *, dtype=None):  # noqa: A002 - PyTorch's names
+    """Running sums along `dim` (integers and bools add up in int64, as PyTorch)."""
+    x, axis = _prepare("cumsum", input, dim, dtype)
+    if axis is None:  # a 0-d tensor is its own running sum
+        return Cumsum.apply(x.reshape(1), 0).reshape(())
+    return Cumsum.apply(x, axis)
+
+
+def _scan(x, axis: int, combine, identity):
+    """Inclusive scan of `combine` along `axis` in log2(n) doubling steps (see the docstring)."""
+    n, shift = x.shape[axis], 1
+    while shift < n:
+        pad_shape = x.shape[:axis] + (shift,) + x.shape[axis + 1 :]
+        pad = constant(np.full(pad_shape, identity, dtype=x.dtype), x)
+        earlier = cat([pad, x[_along(axis, x.ndim, slice(0, n - shift))]], axis)  # x shifted
+        x = combine(x, earlier)
+        shift *= 2
+    return x
+
+
+def cumprod(input, dim, *, dtype=None):  # noqa: A002
+    """Running products along `dim`; the gradient is exact also where elements are 0."""
+    x, axis = _prepare("cumprod", input, dim, dtype)
+    if x.dtype.kind in "bui":  # no gradient: NumPy's product, in int64 as PyTorch
+        return constant(np.cumprod(x.data, axis=axis, dtype=np.int64), x)
+    if axis is None:
+        return x * 1
+    return _scan(x, axis, lambda a, b: a * b, 1)
+
+
+def logcumsumexp(input, dim):  # noqa: A002
+    """log(exp(x_0) + ... + exp(x_i)) along `dim`, without overflow (a scan of logaddexp)."""
+    x, axis = _prepare("logcumsumexp", input, dim, None)
+    x = to_float(x)
+    if axis is None:
+        return x * 1
+    return _scan(x, axis, logaddexp, -np.inf)
+
+
+def _running_winner(op: str, input, dim, accumulate) -> ValuesIndices:  # noqa: A002
+    """Values and indices of the running maximum (minimum) along `dim`. At ties the later
+    element is the winner; a NaN wins over everything after it (as PyTorch)."""
+    x, axis = _prepare(op, input, dim, None)
+    if axis is None:
+        return ValuesIndices(
+            x * 1 if x.dtype.kind == "f" else x, constant(np.zeros((), np.int64), x)
+        )
+    a = x.data
+    best = accumulate(a, axis=axis)
+    won = a == best
+    if a.dtype.kind == "f":
+        won |= np.isnan(a)
+    shape = [1] * a.ndim
+    shape[axis] = a.shape[axis]
+    positions = np.arange(a.shape[axis]).reshape(shape)
+    indices = np.maximum.accumulate(np.where(won, positions, 0), axis=axis).astype(np.int64)
+    return ValuesIndices(take_along(x, indices, axis), constant(indices, x))
+
+
+def cummax(input, dim):  # noqa: A002
+    """(values, indices) of the running maximum along `dim`."""
+    return _running_winner("cummax", input, dim, np.maximum.accumulate)
+
+
+def cummin(input, dim):  # noqa: A002
+    """(values, indices) of the running minimum along `dim`."""
+    return _running_winner("cummin", input, dim, np.minimum.accumulate)

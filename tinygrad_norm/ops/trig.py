@@ -1,0 +1,222 @@
+"""Trigonometric and hyperbolic primitives: sin, cos, tan, their inverses, atan2, and sinh, cosh
+and their inverses.
+
+Each forward is NumPy's function (integer and bool inputs become the default float dtype, as in
+PyTorch); each backward is the derivative from calculus, written with Tensor operations so that
+it can be differentiated again. Where a derivative has a closed form in the output (tan), the
+output is saved instead of the input. The inverse functions' derivatives come from the inverse
+function rule, d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
+"""
+
+import numpy as np
+
+from ..autograd.engine import Function
+from .elementwise import Where
+from .elementwise_more import float_array
+
+
+class Sin(Function):
+    """out = sin(a); d sin(a)/da = cos(a)."""
+
+    formula = "grad_a = grad_out * cos(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sin(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * Cos.apply(a)
+
+
+class Cos(Function):
+    """out = cos(a); d cos(a)/da = -sin(a)."""
+
+    formula = "grad_a = -grad_out * sin(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cos(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return -grad_output * Sin.apply(a)
+
+
+class Tan(Function):
+    """out = tan(a); d tan(a)/da = 1 / cos(a)^2 = 1 + tan(a)^2."""
+
+    formula = "grad_a = grad_out * (1 + out**2)     (out = tan(a))"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = np.tan(float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (out * out + 1)
+
+
+class Asin(Function):
+    """out = asin(a) for a in [-1, 1]; d asin(a)/da = 1 / sqrt(1 - a^2) (infinite at +-1)."""
+
+    formula = "grad_a = grad_out / sqrt(1 - a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arcsin(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (1 - a * a).sqrt()
+
+
+class Acos(Function):
+    """out = acos(a) for a in [-1, 1]; acos = pi/2 - asin, so d acos(a)/da = -1 / sqrt(1 - a^2)."""
+
+    formula = "grad_a = -grad_out / sqrt(1 - a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arccos(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return -grad_output / (1 - a * a).sqrt()
+
+
+class Atan(Function):
+    """out = atan(a); d atan(a)/da = 1 / (1 + a^2)."""
+
+    formula = "grad_a = grad_out / (1 + a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arctan(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * a + 1)
+
+
+class Atan2(Function):
+    """out = atan2(y, x), the angle of the point (x, y), in (-pi, pi].
+
+    Away from the negative x axis (where it jumps by 2 pi) it is atan(y / x) plus a constant, so
+    d out/dy = x / (x^2 + y^2) and d out/dx = -y / (x^2 + y^2).
+    """
+
+    formula = "grad_y = grad_out * x / (x**2 + y**2);  grad_x = -grad_out * y / (x**2 + y**2)"
+
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(y, x)
+        return np.arctan2(float_array(y), float_array(x))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        y, x = ctx.saved_tensors
+        squared_radius = x * x + y * y
+        # NOTE: at the origin the angle is undefined; PyTorch sends 0 there, and so do we
+        # (dividing by inf instead of 0 gives 0, not 0 / 0 = nan).
+        origin = squared_radius.data == 0
+        if origin.any():
+            squared_radius = Where.apply(origin, np.asarray(np.inf, x.dtype), squared_radius)
+        scale = grad_output / squared_radius
+        return (
+            scale * x if ctx.needs_input_grad[0] else None,
+            -scale * y if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Sinh(Function):
+    """out = sinh(a) = (e^a - e^-a) / 2; d sinh(a)/da = cosh(a)."""
+
+    formula = "grad_a = grad_out * cosh(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.sinh(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * Cosh.apply(a)
+
+
+class Cosh(Function):
+    """out = cosh(a) = (e^a + e^-a) / 2; d cosh(a)/da = sinh(a)."""
+
+    formula = "grad_a = grad_out * sinh(a)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.cosh(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * Sinh.apply(a)
+
+
+class Asinh(Function):
+    """out = asinh(a) = log(a + sqrt(a^2 + 1)); d asinh(a)/da = 1 / sqrt(a^2 + 1)."""
+
+    formula = "grad_a = grad_out / sqrt(a**2 + 1)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arcsinh(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * a + 1).sqrt()
+
+
+class Acosh(Function):
+    """out = acosh(a) for a >= 1; d acosh(a)/da = 1 / sqrt(a^2 - 1) (infinite at 1)."""
+
+    formula = "grad_a = grad_out / sqrt(a**2 - 1)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arccosh(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * a - 1).sqrt()
+
+
+class Atanh(Function):
+    """out = atanh(a) for a in (-1, 1); d atanh(a)/da = 1 / (1 - a^2)."""
+
+    formula = "grad_a = grad_out / (1 - a**2)"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.arctanh(float_array(a))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (1 - a * a)
