@@ -1,6 +1,6 @@
 """nn: Modules, Parameters and initialisation (`from tinygrad_norm import nn`)."""
 
-from . import init, utils
+from . import functional, init, parallel, utils
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .attention import Attention, FeedForward
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
