@@ -222,5 +222,7 @@ CASES = [
 ]
 
 from .module_cases_nn import NN_CASES  # noqa: E402 - convolution, pooling and loss layers
+from .module_cases_rnn import RNN_CASES  # noqa: E402 - recurrent and Transformer layers
 
 CASES += [ModuleCase(*row) for row in NN_CASES]
+CASES += [ModuleCase(*row) for row in RNN_CASES]
