@@ -80,6 +80,7 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "one_hot",
     "embedding",
     "gelu",
     "group_norm",
@@ -429,3 +430,4 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
 
 from ..functions import sigmoid, tanh  # noqa: E402 - F.sigmoid, F.tanh are tg.sigmoid, tg.tanh
 from .functional_dropout import alpha_dropout, dropout1d, dropout2d  # noqa: E402
+from .functional_onehot import one_hot  # noqa: E402
