@@ -70,3 +70,41 @@ def test_makemore_bigram_mlp_batchnorm_wavenet(tmp_path):
     actual = run_under_tinygrad_norm("makemore_names.py", tmp_path)
     assert {"bigram_losses", "mlp_grad_net.2.weight", "wavenet_samples"} <= set(expected)
     assert_same_results(expected, actual, rtol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def mingpt_reference(tmp_path_factory):
+    """The GPT's PyTorch run, shared by the two tests below (its folder holds init.pt)."""
+    folder = tmp_path_factory.mktemp("mingpt")
+    return folder, run_under_torch("mingpt_chars.py", folder)
+
+
+def test_mingpt_trainer_dataloader_adamw_groups_clipping_cosine_lr_generate(mingpt_reference):
+    tmp_path, expected = mingpt_reference
+    actual = run_under_tinygrad_norm("mingpt_chars.py", tmp_path)
+    assert {"losses", "grad_transformer.wte.weight", "greedy", "sampled"} <= set(expected)
+    assert "grad_lm_head.weight" not in expected  # tied: listed once, under its first name
+    assert_same_results(expected, actual, rtol=1e-9)
+
+
+def test_mingpt_in_this_process_through_install_as_torch(mingpt_reference, monkeypatch):
+    """The same program, run in this process after `tg.install_as_torch()` (as a notebook
+    would): `import torch` inside it is tinygrad_norm; real PyTorch comes back afterwards."""
+    torch = pytest.importorskip("torch")
+    tmp_path, expected = mingpt_reference
+    out, script = tmp_path / "in_process.npz", str(PROGRAMS / "mingpt_chars.py")
+    monkeypatch.setattr(
+        sys, "argv", [script, "--init", str(tmp_path / "init.pt"), "--out", str(out)]
+    )
+    default_dtype = tg.get_default_dtype()
+    tg.install_as_torch()
+    try:
+        namespace = runpy.run_path(script, run_name="__main__")
+    finally:
+        tg.uninstall_as_torch()
+        tg.set_default_dtype(default_dtype)
+    assert namespace["torch"] is tg and namespace["F"] is tg.nn.functional
+    import torch as torch_again  # noqa: PLC0415 - after uninstall: real PyTorch again
+
+    assert torch_again is torch
+    assert_same_results(expected, dict(np.load(out)), rtol=1e-9)
