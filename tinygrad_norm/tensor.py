@@ -67,7 +67,8 @@ class Tensor(
     """
 
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
-    __slots__ += ("_versions", "_base")  # version counter (shared with views), viewed tensor
+    # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
+    __slots__ += ("_versions", "_base", "_base_grad_fn")
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         if not isinstance(requires_grad, (bool, np.bool_)):
@@ -81,7 +82,7 @@ class Tensor(
         self.grad_fn = None
         self.name = name
         self._hooks = []
-        self._versions = self._base = None
+        self._versions = self._base = self._base_grad_fn = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -91,7 +92,7 @@ class Tensor(
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
         t.data, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
-        t.grad = t.name = t._versions = t._base = None
+        t.grad = t.name = t._versions = t._base = t._base_grad_fn = None
         return t
 
     # --- what it is ----------------------------------------------------------------------------
@@ -184,7 +185,8 @@ class Tensor(
         return Clone.apply(self)
 
     def contiguous(self) -> Tensor:
-        return self
+        """This tensor if its memory is in row-major order, else a copy that is."""
+        return self if self.data.flags.c_contiguous else self.clone()
 
     def to(self, dtype=None, *args, **kwargs) -> Tensor:
         """Convert to `dtype` (differentiably); a device such as "cpu" is accepted and ignored."""
