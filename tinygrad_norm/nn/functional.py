@@ -323,12 +323,7 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(~mask, -math.inf)
         else:
             scores = scores + C.as_tensor(attn_mask, scores)
-    nowhere = np.all(scores.data == -math.inf, axis=-1, keepdims=True)
-    if nowhere.any():  # safe softmax: rows with no key to attend get 0, and 0 gradient
-        scores = scores.masked_fill(nowhere, 0.0)
-    weights = fused.softmax(scores, -1)
-    if nowhere.any():
-        weights = weights.masked_fill(nowhere, 0.0)
+    weights = fused.safe_softmax(scores)  # a row of only -inf (no key to attend) gets 0s
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights @ v  # (..., L, Ev)

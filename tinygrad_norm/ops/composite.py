@@ -1,8 +1,8 @@
 """Operations composed from the primitives: no backward of their own, autograd derives it.
 
-`x.mean()` is a Sum and a Div; `x.var()` a few more; `softmax` an Exp, a Sum and a Div. Each
-inherits correct (and twice differentiable) gradients from its parts. `tg.mean(x)` and the
-method `x.mean()` are the same function.
+`x.mean()` is a Sum and a Div; `x.var()` a few more. Each inherits correct (and twice
+differentiable) gradients from its parts. `tg.mean(x)` and the method `x.mean()` are the same
+function. (Softmax composed, the reference of the fused one, is in `ops/fused/softmax.py`.)
 """
 
 from __future__ import annotations
@@ -279,34 +279,6 @@ def _root(total, p):
     safe = Where.apply(zero, np.ones((), total.dtype), total)  # 1 where 0: a finite slope
     root = safe.sqrt() if p == 2 else safe ** (1.0 / p)
     return Where.apply(zero, np.zeros((), total.dtype), root)
-
-
-# --- softmax, composed (Tensor.softmax uses the fused op in ops/fused/softmax.py) ----------------
-def softmax_composed(x, dim):
-    """softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), with m = max_j x_j.
-
-    Five nodes (Sub, Exp, Sum, Div and their gradients derived by autograd); the fused
-    `Softmax` does the same in one node, and the tests check that both agree.
-
-    Subtracting the maximum changes nothing mathematically (it cancels) but keeps exp from
-    overflowing; m is treated as a constant, since its gradient contributions cancel too.
-    """
-    (axis,) = normalize_dims("softmax", dim, x.ndim) or (0,)
-    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
-    e = shifted.exp()
-    return e / Sum.apply(e, (axis,) if x.ndim else None, True)
-
-
-def log_softmax_composed(x, dim):
-    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)): no exp of a large number.
-
-    Composed from primitives; `Tensor.log_softmax` uses the fused `LogSoftmax`.
-    """
-    (axis,) = normalize_dims("log_softmax", dim, x.ndim) or (0,)
-    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
-    return shifted - Sum.apply(shifted.exp(), (axis,) if x.ndim else None, True).log()
 
 
 # --- selection ----------------------------------------------------------------------------------
