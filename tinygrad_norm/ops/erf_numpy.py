@@ -6,11 +6,12 @@ Source: W. J. Cody, "Rational Chebyshev approximations for the error function", 
 Computation 23 (1969) 631-637, as implemented in Cody's public-domain Fortran routine CALERF
 (Netlib SPECFUN, https://www.netlib.org/specfun/erf). The coefficients below are CALERF's, to
 the 18 digits printed there. Cody chose each rational function P/Q to minimise the largest
-relative error on its range (a Remez fit); the fits are better than 1e-18, so rounding in
-double precision, not the fit, decides the accuracy here.
+relative error on its range (a Remez fit); the fits are more accurate than double precision,
+so rounding, not the fit, decides the accuracy here.
 
-erf is odd (substitute t -> -t), so everything is computed for a = |x| and the sign copied back
-with `np.copysign`: erf(-x) == -erf(x) exactly and erf(-0.0) == -0.0. Three ranges of a:
+erf is odd (substitute t -> -t). Range 1's formula below is odd itself and runs on x; ranges 2
+and 3 run on a = |x| and copy the sign back with `np.copysign`. So erf(-x) == -erf(x) exactly
+and erf(-0.0) == -0.0. Three ranges of a = |x|:
 
 1. a <= 0.46875 (Cody's threshold, where erf(a) ~ 0.49): erf(a) = a * A(a^2) / B(a^2),
    A and B of degree 4. (The Taylor series of erf has only odd powers, so erf(a)/a is a
