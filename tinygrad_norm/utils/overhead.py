@@ -9,6 +9,13 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
 
     python -m tinygrad_norm.utils.overhead            # all ops, 200 repetitions
     python -m tinygrad_norm.utils.overhead --ops add mul --repeat 50
+
+Measured on a shared 2-core machine (PyTorch 2.13, one thread): add 14 us (PyTorch 5), mul 20
+(6-7), tanh 19-21 (5-6), matmul 38 (9-17), softmax 33-36 (6-19); 2.8-3.7x PyTorch eager's
+per-op time over the ten ops (geometric mean), 0.80x of what it was before `_split_arguments`
+and the two other cuts in autograd/engine.py. Where the rest goes: a Tensor op in a backward
+formula costs about 1.5 us (`Function.apply`, a `Context`, a `Tensor`), and each node's visit
+in the backward loop about 5 us more.
 """
 
 from __future__ import annotations
