@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import GraphTensor
+from ..broadcast import broadcast_shape
 from .composite import as_tensor, normalize_dims
 from .movement import GetItem, IndexPut, ScatterAdd
 
@@ -120,8 +121,10 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
             f"take_along_dim: input {x.shape} and indices {index.shape} must have the same "
             "number of dimensions"
         )
-    other = np.broadcast_shapes(
-        x.shape[:d] + (1,) + x.shape[d + 1 :], index.shape[:d] + (1,) + index.shape[d + 1 :]
+    other = broadcast_shape(
+        "take_along_dim",
+        x.shape[:d] + (1,) + x.shape[d + 1 :],
+        index.shape[:d] + (1,) + index.shape[d + 1 :],
     )
     x = x.expand(other[:d] + (x.shape[d],) + other[d + 1 :])
     index = np.broadcast_to(index, other[:d] + (index.shape[d],) + other[d + 1 :])
@@ -176,7 +179,7 @@ def masked_select(input, mask):  # noqa: A002
     in row-major order."""
     x = input
     mask = _bool_mask("masked_select", mask)
-    shape = _broadcast("masked_select", x.shape, mask.shape)
+    shape = broadcast_shape("masked_select", x.shape, mask.shape, names=("input", "mask"))
     return GetItem.apply(x.expand(shape), index=(np.broadcast_to(mask, shape),))
 
 
@@ -202,16 +205,6 @@ def _bool_mask(op: str, mask) -> np.ndarray:
             "(x > 0) or convert it with .bool()"
         )
     return mask
-
-
-def _broadcast(op: str, *shapes) -> tuple:
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise RuntimeError(
-            f"{op}: shapes {', '.join(map(str, shapes))} cannot be broadcast together: "
-            "aligned from the right, each pair of sizes must be equal or one of them 1"
-        ) from None
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -245,7 +238,7 @@ def masked_scatter(input, mask, source):  # noqa: A002
     x = input
     source = as_tensor(source, x)
     mask = _bool_mask("masked_scatter", mask)
-    shape = _broadcast("masked_scatter", x.shape, mask.shape)
+    shape = broadcast_shape("masked_scatter", x.shape, mask.shape, names=("input", "mask"))
     if shape != x.shape:
         raise RuntimeError(f"masked_scatter: mask {mask.shape} must broadcast to input {x.shape}")
     mask = np.broadcast_to(mask, shape)
@@ -269,7 +262,7 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
         selected = np.empty(x.shape, bool)[index].shape
     except IndexError as error:
         raise IndexError(f"index_put: {error} (input of shape {x.shape})") from None
-    _broadcast("index_put", values.shape, selected)
+    broadcast_shape("index_put", values.shape, selected, names=("values", "input[indices]"))
     if accumulate:
         return x + ScatterAdd.apply(values.expand(selected), index=index, shape=x.shape)
     return IndexPut.apply(x, values, ints=(), rest=index)

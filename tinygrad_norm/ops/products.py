@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..broadcast import broadcast_shape
 from .composite import as_tensor, matmul
 from .einsum import LETTERS, einsum
 
@@ -145,26 +146,27 @@ def tensordot(a, b, dims=2):
     return einsum(equation, a, b)
 
 
-def _scaled_sum(input, product, beta, alpha):  # noqa: A002
+def _scaled_sum(op: str, input, product, beta, alpha):  # noqa: A002
     """beta * input + alpha * product; with beta == 0 input is ignored (its NaNs too)."""
     if alpha != 1:
         product = product * alpha
     if beta == 0:  # only input's shape matters: product broadcast to it
-        return product.expand(np.broadcast_shapes(product.shape, as_tensor(input, product).shape))
+        shape = broadcast_shape(op, product.shape, as_tensor(input, product).shape)
+        return product.expand(shape)
     x = as_tensor(input, product)
     return product + (x if beta == 1 else x * beta)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
     """beta * input + alpha * (mat1 @ mat2), input broadcast to (n, m)."""
-    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
+    return _scaled_sum("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
     """beta * input + alpha * bmm(batch1, batch2), input broadcast to (B, n, m)."""
-    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+    return _scaled_sum("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
     """beta * input + alpha * (mat @ vec)."""
-    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+    return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ..broadcast import broadcast_shape
 from .indexing import constant, index_array, one_dim
 from .movement import GetItem, ScatterAdd
 from .shape import integer_sizes
@@ -275,16 +276,12 @@ def meshgrid(*tensors, indexing=None):
 
 def broadcast_to(input, size):  # noqa: A002
     """`input` expanded to `size` (-1 keeps a size), as `expand` does."""
-    x = input
-    try:
-        return x.expand(tuple(size))
-    except ValueError as error:
-        raise RuntimeError(f"broadcast_to: {error}") from None
+    return input.expand(tuple(size))
 
 
 def broadcast_tensors(*tensors):
     """All tensors expanded to their common broadcast shape."""
-    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    shape = broadcast_shape("broadcast_tensors", *(t.shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
 
 
