@@ -314,6 +314,9 @@ SECOND_ORDER = [
     "einsum_size_one_broadcast",
     "vector_norm_ord3_keepdim",
     "matrix_norm_fro",
+    "matrix_norm_nuc",
+    "matrix_norm_2",
+    "matrix_norm_-2",
     "linalg_norm_dim",
 ]
 

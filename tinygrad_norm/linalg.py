@@ -8,7 +8,8 @@
 - `norm(A, ord=None, dim=None)`: a vector norm or a matrix norm depending on `dim` and `ord`.
 
 Gradients come from the compositions (Sum, Abs, Pow, Max) and, for the spectral norms, from
-`SingularValues` (first order only).
+`SingularValues` and its gradient `SingularValuesGrad` (ops/svd.py): first and second order,
+at matrices with distinct singular values.
 
 >>> import tinygrad_norm as tg
 >>> tg.linalg.vector_norm(tg.tensor([3.0, 4.0])).item()

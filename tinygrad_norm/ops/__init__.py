@@ -11,7 +11,7 @@
 - `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh
 - `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv
 - `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
-- `einsum`: Einsum; `svd`: SingularValues (the spectral matrix norms, first order only)
+- `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad (the spectral matrix norms)
 
 Everything else (mean, var, softmax, split, ...) is composed from these in `composite` and
 `shape`; issue 12's math in `math_composite`, `reduce_more` and `sort`; its indexing,
