@@ -14,15 +14,15 @@ FUNCTIONS = (
     "gather scatter scatter_add scatter_reduce index_select index_add masked_select "
     "masked_scatter take take_along_dim nonzero argwhere where flip fliplr flipud roll rot90 "
     "repeat_interleave unflatten narrow movedim moveaxis diag diagonal diag_embed tril_indices "
-    "triu_indices meshgrid broadcast_to broadcast_tensors einsum bmm mm mv dot inner outer "
+    "triu_indices meshgrid broadcast_to broadcast_tensors trace einsum bmm mm mv dot inner outer "
     "tensordot kron baddbmm addmm addmv"
 ).split()
 METHODS = (
     "gather scatter scatter_add scatter_reduce index_select index_add masked_select "
     "masked_scatter take take_along_dim nonzero argwhere where index_put flip fliplr flipud roll "
     "rot90 repeat_interleave unfold unflatten narrow movedim moveaxis diag diagonal diag_embed "
-    "broadcast_to expand_as view_as reshape_as bmm mm mv dot inner outer kron baddbmm addmm addmv "
-    "scatter_ scatter_add_ scatter_reduce_ index_add_ masked_scatter_ index_put_"
+    "trace broadcast_to expand_as view_as reshape_as bmm mm mv dot inner outer kron baddbmm "
+    "addmm addmv scatter_ scatter_add_ scatter_reduce_ index_add_ masked_scatter_ index_put_"
 ).split()
 FUNCTIONAL = ["one_hot", "pad", "normalize"]
 LINALG = ["norm", "vector_norm", "matrix_norm"]

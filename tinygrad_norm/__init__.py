@@ -128,6 +128,7 @@ from .functions_shape import (
     take,
     take_along_dim,
     tensordot,
+    trace,
     tril_indices,
     triu_indices,
     unflatten,

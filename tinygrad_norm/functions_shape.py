@@ -68,6 +68,7 @@ movedim = moveaxis = _on_tensor(R.movedim)
 diag = _on_tensor(R.diag)
 diagonal = _on_tensor(R.diagonal)
 diag_embed = _on_tensor(R.diag_embed)
+trace = _on_tensor(R.trace)
 broadcast_to = _on_tensor(R.broadcast_to)
 
 

@@ -217,6 +217,13 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     return GetItem.apply(x, index=(Ellipsis, i - min(offset, 0), i + max(offset, 0)))  # (..., n)
 
 
+def trace(input):  # noqa: A002
+    """The sum of the main diagonal of a matrix: sum_i x[i, i] (a 0-d tensor)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix (2-D), got shape {input.shape}")
+    return diagonal(input).sum()
+
+
 _diagonal = diagonal  # diag's argument is called `diagonal` too (PyTorch's name)
 
 

@@ -139,6 +139,9 @@ class ShapeMethods:
     def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         return S.diag_embed(self, offset, dim1, dim2)
 
+    def trace(self):
+        return S.trace(self)
+
     def broadcast_to(self, size):
         return S.broadcast_to(self, size)
 

@@ -235,6 +235,7 @@ CASES = [
         lambda x: np.diagonal(x, 1, -1, 0),
         ((3, 2, 4),),
     ),
+    OpCase("trace", lambda lib, x: x.trace(), np.trace, ((3, 4),)),
     OpCase(
         "diag_embed",
         lambda lib, x: lib.diag_embed(x, -1, 0, 2),
