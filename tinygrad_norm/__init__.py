@@ -7,7 +7,7 @@
 The public names, and nothing else, live here.
 """
 
-from . import autograd, models, nn, optim, random, utils
+from . import autograd, linalg, models, nn, optim, random, utils
 from .autograd.engine import Function
 from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .broadcast import ShapeError
@@ -86,7 +86,6 @@ from .functions import (
     triu,
     unsqueeze,
     var,
-    where,
 )
 from .functions_math import (
     acos,
@@ -179,6 +178,54 @@ from .functions_math import (
     trunc,
     unique,
     var_mean,
+)
+from .functions_shape import (
+    addmv,
+    argwhere,
+    baddbmm,
+    bmm,
+    broadcast_tensors,
+    broadcast_to,
+    diag,
+    diag_embed,
+    diagonal,
+    dot,
+    einsum,
+    flip,
+    fliplr,
+    flipud,
+    gather,
+    ger,
+    index_add,
+    index_put,
+    index_select,
+    inner,
+    kron,
+    masked_scatter,
+    masked_select,
+    meshgrid,
+    mm,
+    moveaxis,
+    movedim,
+    mv,
+    narrow,
+    nonzero,
+    outer,
+    repeat_interleave,
+    roll,
+    rot90,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+    tensordot,
+    trace,
+    tril_indices,
+    triu_indices,
+    unflatten,
+    vdot,
+    where,
 )
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
 from .io import load, save

@@ -48,6 +48,7 @@ from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.reductions import ReductionMethods
+from .tensor_methods.shape import ShapeMethods
 
 
 class Tensor(
@@ -58,6 +59,7 @@ class Tensor(
     MovementMethods,
     InPlaceMethods,
     MathMethods,
+    ShapeMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 

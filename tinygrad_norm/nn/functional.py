@@ -71,6 +71,7 @@ from .functional_pool import (
     pixel_shuffle,
     pixel_unshuffle,
 )
+from .functional_shape import normalize, one_hot, pad  # noqa: F401 - re-exported
 
 __all__ = [
     "batch_norm",
@@ -86,6 +87,9 @@ __all__ = [
     "log_softmax",
     "mse_loss",
     "nll_loss",
+    "normalize",
+    "one_hot",
+    "pad",
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",
