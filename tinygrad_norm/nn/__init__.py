@@ -74,3 +74,5 @@ from .pooling import (
     ZeroPad1d,
     ZeroPad2d,
 )
+from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn_cells import GRUCell, LSTMCell, RNNCell
