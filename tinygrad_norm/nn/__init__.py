@@ -51,6 +51,7 @@ from .loss_more import (
     SoftMarginLoss,
 )
 from .module import Module
+from .multihead_attention import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .pooling import (
