@@ -28,7 +28,14 @@ from .activation import (
 )
 from .attention import Attention, FeedForward
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
-from .containers import Identity, ModuleDict, ModuleList, Sequential
+from .containers import (
+    Identity,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .linear import Conv1D, Embedding, Linear
