@@ -82,7 +82,7 @@ from .pooling import (
     ZeroPad1d,
     ZeroPad2d,
 )
-from .rnn import GRU, LSTM, RNN, RNNBase
+from .rnn import GRU, LSTM, RNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .transformer import (
     TransformerDecoder,
