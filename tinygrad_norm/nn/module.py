@@ -238,7 +238,10 @@ class Module:
 
     def _named_members(self, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        if recurse:
+            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = [(prefix, self)]
         for module_prefix, module in modules:
             for name, value in getattr(module, table).items():
                 if value is None or id(value) in seen:
