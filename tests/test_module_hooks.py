@@ -53,9 +53,7 @@ def test_hooks_with_kwargs_and_always_call():
     bad = nn.Identity()
     bad.register_forward_pre_hook(lambda m, a, k: a, with_kwargs=True)
     with pytest.raises(RuntimeError, match="new_args, new_kwargs"):
-        bad(
-            tg.tensor([1.0]),
-        )
+        bad(tg.tensor([1.0]))
 
 
 def test_handle_is_a_context_manager():
