@@ -311,3 +311,31 @@ def test_decoder_stack_matches_pytorch():
     theirs = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(4, 2, 6), 2)
     ours = nn.TransformerDecoder(nn.TransformerDecoderLayer(4, 2, 6), 2)
     _compare(ours, theirs, [randn(3, 2, 4), randn(4, 2, 4, seed=1)], dict(tgt_mask=CAUSAL[:3, :3]))
+
+
+def test_transformer_shapes_and_xavier_init():
+    tg.manual_seed(0)
+    model = nn.Transformer(8, 2, 2, 1, dim_feedforward=16, batch_first=True)
+    assert "encoder.layers.1.linear1.weight" in model.state_dict()
+    assert "decoder.norm.bias" in model.state_dict()
+    w = model.encoder.layers[0].linear1.weight.numpy()
+    bound = np.sqrt(6 / (8 + 16))  # xavier_uniform_ on a (16, 8) matrix
+    assert np.abs(w).max() <= bound and np.abs(w).max() > 0.8 * bound
+    mask = nn.Transformer.generate_square_subsequent_mask(4)
+    out = model(tg.randn(2, 5, 8), tg.randn(2, 4, 8), tgt_mask=mask)
+    assert out.shape == (2, 4, 8)
+    with pytest.raises(RuntimeError, match="batch number"):
+        model(tg.randn(2, 5, 8), tg.randn(3, 4, 8))
+
+
+@pytest.mark.oracle
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor")  # PyTorch's own note
+def test_transformer_matches_pytorch():
+    torch = _torch()
+    kw = dict(num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=6, norm_first=True)
+    theirs, ours = torch.nn.Transformer(4, 2, **kw), nn.Transformer(4, 2, **kw)
+    masks = dict(
+        tgt_mask=nn.Transformer.generate_square_subsequent_mask(3, dtype=np.float64).numpy(),
+        src_key_padding_mask=PADDING, memory_key_padding_mask=PADDING,
+    )  # fmt: skip
+    _compare(ours, theirs, [randn(4, 2, 4), randn(3, 2, 4, seed=1)], masks)

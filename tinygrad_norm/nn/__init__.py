@@ -85,6 +85,7 @@ from .pooling import (
 from .rnn import GRU, LSTM, RNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .transformer import (
+    Transformer,
     TransformerDecoder,
     TransformerDecoderLayer,
     TransformerEncoder,

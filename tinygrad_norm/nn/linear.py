@@ -119,6 +119,7 @@ class Embedding(Module):
         _weight=None,
         _freeze: bool = False,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         super().__init__()

@@ -86,6 +86,7 @@ class MultiheadAttention(Module):
         vdim: int | None = None,
         batch_first: bool = False,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         if embed_dim <= 0 or num_heads <= 0:

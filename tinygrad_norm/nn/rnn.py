@@ -51,6 +51,7 @@ class RNNBase(Module):
         bidirectional: bool = False,
         proj_size: int = 0,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         super().__init__()
@@ -233,6 +234,7 @@ class RNN(RNNBase):
         dropout: float = 0.0,
         bidirectional: bool = False,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         mode = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}[check_nonlinearity(nonlinearity)]

@@ -69,7 +69,9 @@ class RNNCellBase(Module):
 
     gates = 1
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *, dtype=None):
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, *, device=None, dtype=None
+    ):
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         rows = self.gates * hidden_size
@@ -143,7 +145,9 @@ class RNNCell(RNNCellBase):
     (4, 2)
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", *, dtype=None):
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", *, device=None, dtype=None
+    ):
         check_nonlinearity(nonlinearity)
         super().__init__(input_size, hidden_size, bias, dtype=dtype)
         self.nonlinearity = nonlinearity

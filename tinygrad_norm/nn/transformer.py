@@ -21,8 +21,10 @@ import copy
 
 import numpy as np
 
+from ..dtypes import get_default_dtype
 from ..tensor import Tensor
 from . import functional as F
+from . import init
 from .containers import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -31,9 +33,10 @@ from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
 
 
-def generate_square_subsequent_mask(sz: int, dtype=np.float32) -> Tensor:
-    """The causal mask (sz, sz): 0 on and below the diagonal, -inf above (a float mask, as
-    PyTorch's `nn.Transformer.generate_square_subsequent_mask`)."""
+def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
+    """The causal mask (sz, sz): 0 on and below the diagonal, -inf above (a float mask in the
+    default dtype, as PyTorch's `nn.Transformer.generate_square_subsequent_mask`)."""
+    dtype = np.dtype(get_default_dtype() if dtype is None else dtype)
     return Tensor(np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1))
 
 
@@ -93,6 +96,7 @@ class TransformerEncoderLayer(_FeedForwardLayer):
         norm_first: bool = False,
         bias: bool = True,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         super().__init__()
@@ -108,6 +112,8 @@ class TransformerEncoderLayer(_FeedForwardLayer):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
+            self.to(dtype)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> Tensor:
         x = src
@@ -152,6 +158,7 @@ class TransformerDecoderLayer(_FeedForwardLayer):
         norm_first: bool = False,
         bias: bool = True,
         *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
         dtype=None,
     ):
         super().__init__()
@@ -169,6 +176,8 @@ class TransformerDecoderLayer(_FeedForwardLayer):
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation)
+        if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
+            self.to(dtype)
 
     def forward(
         self,
@@ -278,3 +287,107 @@ class TransformerDecoder(Module):
                 tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal,
             )  # fmt: skip
         return output if self.norm is None else self.norm(output)
+
+
+class Transformer(Module):
+    """The encoder-decoder Transformer of "Attention Is All You Need", as `torch.nn.Transformer`.
+
+    `Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+    dim_feedforward=2048, dropout=0.1, activation="relu", custom_encoder=None,
+    custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True)`:
+    `encoder` (a TransformerEncoder with a final LayerNorm) and `decoder` (likewise); every
+    weight matrix is re-drawn with xavier_uniform_, as PyTorch does.
+    `forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+    src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
+    src_is_causal=None, tgt_is_causal=None, memory_is_causal=False)`: src (S, N, E), tgt
+    (T, N, E) -> (T, N, E).
+
+    >>> import tinygrad_norm as tg
+    >>> _ = tg.manual_seed(0)
+    >>> model = Transformer(8, 2, 1, 1, dim_feedforward=16)
+    >>> tgt_mask = Transformer.generate_square_subsequent_mask(4)
+    >>> model(tg.randn(5, 2, 8), tg.randn(4, 2, 8), tgt_mask=tgt_mask).shape
+    (4, 2, 8)
+    """
+
+    def __init__(
+        self,
+        d_model: int = 512,
+        nhead: int = 8,
+        num_encoder_layers: int = 6,
+        num_decoder_layers: int = 6,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation="relu",
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
+        dtype=None,
+    ):
+        super().__init__()
+        layer = dict(
+            dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+            layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
+            bias=bias, dtype=dtype,
+        )  # fmt: skip
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, **layer)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, **layer)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        if dtype is not None:
+            self.to(dtype)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    generate_square_subsequent_mask = staticmethod(generate_square_subsequent_mask)
+
+    def forward(
+        self,
+        src,
+        tgt,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ) -> Tensor:
+        batch_axis = 0 if self.batch_first else 1
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch_axis] != tgt.shape[batch_axis]:
+            raise RuntimeError(
+                f"the batch number of src and tgt must be equal, got src {src.shape} and tgt "
+                f"{tgt.shape}"
+            )
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError(
+                f"the feature number of src and tgt must be equal to d_model={self.d_model}, "
+                f"got src {src.shape} and tgt {tgt.shape}"
+            )
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+            is_causal=src_is_causal,
+        )  # fmt: skip
+        return self.decoder(
+            tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )  # fmt: skip

@@ -103,4 +103,11 @@ RNN_CASES = [
         False,
         True,
     ),
+    (
+        "Transformer",
+        lambda: nn.Transformer(4, 1, 1, 1, dim_feedforward=4),
+        _normal((2, 1, 4), (2, 1, 4)),
+        False,
+        True,
+    ),
 ]
