@@ -120,9 +120,10 @@ class BackwardHook:
 
     def __init__(self, module):
         self.module = module
-        self.n_inputs = 0  # positional Tensor arguments
-        self.input_slots: list[int] = []  # which of them require grad
-        self.grad_outputs = None
+        self.n_inputs = self.n_outputs = 0  # positional Tensor arguments, Tensor outputs
+        self.input_slots: list[int] = []  # which inputs require grad
+        self.output_slots: list[int] = []  # which outputs require grad
+        self.grad_outputs = None  # set when the outputs' gradients are complete
 
     def wrap_inputs(self, args: tuple) -> tuple:
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -170,9 +171,8 @@ class BackwardHook:
 
     def _on_inputs(self, grads: list) -> list:
         full = _spread(grads, self.input_reached, self.input_slots, self.n_inputs)
-        grad_outputs = self.grad_outputs or (None,) * getattr(self, "n_outputs", 1)
         for hook in list(self.module._backward_hooks.values()):
-            result = hook(self.module, full, grad_outputs)
+            result = hook(self.module, full, self.grad_outputs)
             if result is not None:
                 full = _check_result(result, full, "grad_input")
         return [full[k] for k in self.input_slots]
