@@ -166,6 +166,14 @@ class RNNBase(Module):
             )
         return hx
 
+    def _weights(self, layer: int, direction: int) -> tuple:
+        """(weight_ih, weight_hh, bias_ih, bias_hh) of one layer and direction (biases None
+        with bias=False)."""
+        suffix = f"_l{layer}" + ("_reverse" if direction else "")
+        names = ("weight_ih", "weight_hh") + (("bias_ih", "bias_hh") if self.bias else ())
+        found = [getattr(self, name + suffix) for name in names]
+        return tuple(found) if self.bias else (*found, None, None)
+
     def _run(self, x: Tensor, states: list[Tensor]) -> tuple[Tensor, list[list[Tensor]]]:
         """Every layer and direction over x (T, B, I); `states` holds one (D*L, B, H) tensor
         per kind of state (h, or h and c). Returns the output (T, B, D*H) and, per kind of
@@ -175,14 +183,8 @@ class RNNBase(Module):
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
-                suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 k = layer * directions + direction
-                w_ih, w_hh = (
-                    getattr(self, "weight_ih" + suffix),
-                    getattr(self, "weight_hh" + suffix),
-                )
-                b_ih = getattr(self, "bias_ih" + suffix) if self.bias else None
-                b_hh = getattr(self, "bias_hh" + suffix) if self.bias else None
+                w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
                 x_proj = F.linear(x, w_ih, b_ih)  # (T, B, G*H): all time steps in one matmul
                 state = [s[k] for s in states]  # each (B, H)
                 times = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
