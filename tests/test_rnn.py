@@ -297,3 +297,44 @@ def test_cells_match_pytorch(kind, batched, with_state):
     if with_state:
         hx = [randn(*state, seed=2)] + ([randn(*state, seed=3)] if kind == "LSTMCell" else [])
     _compare(ours, theirs, randn(2, 3) if batched else randn(3), hx)
+
+
+@pytest.mark.oracle
+def test_lstm_language_model_trains_like_pytorch():
+    """Embedding -> 2-layer LSTM -> Linear -> cross-entropy, three SGD steps from the same
+    weights: the same losses and the same final weights."""
+    torch = _torch()
+    torch.manual_seed(3)
+    rng = np.random.default_rng(3)
+    tokens = rng.integers(0, 10, (4, 7))  # (B, T + 1)
+
+    def train(lib, mod, functional, state=None):
+        model = mod.ModuleDict(
+            {
+                "emb": mod.Embedding(10, 4, padding_idx=0),
+                "lstm": mod.LSTM(4, 5, num_layers=2, batch_first=True, dropout=0.0),
+                "head": mod.Linear(5, 10),
+            }
+        ).double()
+        if state is not None:
+            model.load_state_dict(state)
+        start = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+        optimizer = lib.optim.SGD(model.parameters(), lr=0.5)
+        x, y = lib.tensor(tokens[:, :-1]), lib.tensor(tokens[:, 1:])
+        losses = []
+        for _ in range(3):
+            out, _ = model["lstm"](model["emb"](x))  # (B, T, 5)
+            logits = model["head"](out)  # (B, T, 10)
+            loss = functional.cross_entropy(logits.reshape(-1, 10), y.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return start, losses, {k: v.numpy() for k, v in model.state_dict().items()}
+
+    start, theirs_losses, theirs_end = train(torch, torch.nn, torch.nn.functional)
+    _, ours_losses, ours_end = train(tg, nn, nn.functional, state=start)
+    np.testing.assert_allclose(ours_losses, theirs_losses, rtol=RTOL)
+    assert theirs_losses[-1] < theirs_losses[0]
+    for name, value in theirs_end.items():
+        np.testing.assert_allclose(ours_end[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
