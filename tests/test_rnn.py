@@ -338,3 +338,10 @@ def test_lstm_language_model_trains_like_pytorch():
     assert theirs_losses[-1] < theirs_losses[0]
     for name, value in theirs_end.items():
         np.testing.assert_allclose(ours_end[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_flatten_parameters_is_accepted():
+    lstm = nn.LSTM(2, 3)
+    before = [p.numpy().copy() for p in lstm.parameters()]
+    assert lstm.flatten_parameters() is None
+    assert all(np.array_equal(a, p.numpy()) for a, p in zip(before, lstm.parameters()))

@@ -100,6 +100,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
 
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights into one buffer for cuDNN here."""
+
     @property
     def all_weights(self) -> list[list[Parameter]]:
         """The parameters per layer and direction: [[w_ih, w_hh, b_ih, b_hh], ...]."""
