@@ -28,7 +28,14 @@ from .activation import (
 )
 from .attention import Attention, FeedForward
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
-from .containers import Identity, ModuleDict, ModuleList, Sequential
+from .containers import (
+    Identity,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .linear import Conv1D, Embedding, Linear
@@ -51,6 +58,7 @@ from .loss_more import (
     SoftMarginLoss,
 )
 from .module import Module
+from .multihead_attention import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .parameter import Parameter
 from .pooling import (
@@ -73,4 +81,13 @@ from .pooling import (
     UpsamplingNearest2d,
     ZeroPad1d,
     ZeroPad2d,
+)
+from .rnn import GRU, LSTM, RNN
+from .rnn_cells import GRUCell, LSTMCell, RNNCell
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
 )

@@ -107,8 +107,23 @@ class Embedding(Module):
     (1, 3, 3)
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx=None, *, dtype=None):
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx=None,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
+        *,
+        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
+        dtype=None,
+    ):
         super().__init__()
+        _refuse_embedding_options(max_norm, scale_grad_by_freq, sparse)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
@@ -118,9 +133,49 @@ class Embedding(Module):
                 )
             padding_idx %= num_embeddings
         self.padding_idx = padding_idx
-        self.weight = Parameter(init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype)))
-        if padding_idx is not None:
-            self.weight.data[padding_idx] = 0
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype)))
+            if padding_idx is not None:
+                self.weight.data[padding_idx] = 0
+        else:
+            if tuple(_weight.shape) != (num_embeddings, embedding_dim):
+                raise ValueError(
+                    f"Embedding: _weight has shape {tuple(_weight.shape)}, expected "
+                    f"{(num_embeddings, embedding_dim)} (num_embeddings, embedding_dim)"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze: bool = True,
+        padding_idx=None,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+    ):
+        """An Embedding whose weight is `embeddings` (rows, dim), sharing its memory; frozen
+        (no gradient) unless `freeze=False`. The padding row is NOT zeroed (as PyTorch).
+
+        >>> import tinygrad_norm as tg
+        >>> emb = Embedding.from_pretrained(tg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> emb(tg.tensor([1])), emb.weight.requires_grad
+        (tensor([[3., 4.]]), False)
+        """
+        if embeddings.ndim != 2:
+            raise ValueError(
+                f"Embedding.from_pretrained: embeddings parameter is expected to be "
+                f"2-dimensional (num_embeddings, embedding_dim), got shape {embeddings.shape}"
+            )
+        rows, cols = embeddings.shape
+        return cls(
+            rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+            _weight=embeddings, _freeze=freeze,
+        )  # fmt: skip
 
     def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
         index = np.asarray(input.data if isinstance(input, Tensor) else input)
@@ -137,3 +192,21 @@ class Embedding(Module):
     def extra_repr(self) -> str:
         text = f"{self.num_embeddings}, {self.embedding_dim}"
         return text if self.padding_idx is None else f"{text}, padding_idx={self.padding_idx}"
+
+
+def _refuse_embedding_options(max_norm, scale_grad_by_freq, sparse) -> None:
+    """Embedding options of PyTorch that tinygrad_norm does not implement: a clear refusal."""
+    if max_norm is not None:
+        raise NotImplementedError(
+            f"Embedding: max_norm={max_norm} (renormalising the rows that are looked up, in "
+            "place) is not implemented in tinygrad_norm; leave max_norm=None"
+        )
+    if scale_grad_by_freq:
+        raise NotImplementedError(
+            "Embedding: scale_grad_by_freq=True is not implemented in tinygrad_norm"
+        )
+    if sparse:
+        raise NotImplementedError(
+            "Embedding: sparse=True (sparse gradients) is not implemented in tinygrad_norm; "
+            "the gradient is always a dense (num_embeddings, embedding_dim) tensor"
+        )

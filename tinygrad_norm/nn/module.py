@@ -27,22 +27,9 @@ from collections import OrderedDict
 import numpy as np
 
 from ..tensor import Tensor
+from .hooks import RemovableHandle, add_hook, call_module
 from .parameter import Parameter
 from .state_dict import IncompatibleKeys, load_checked
-
-
-class RemovableHandle:
-    """What `register_forward_hook` and friends return: `.remove()` takes the hook away."""
-
-    _next_id = 0
-
-    def __init__(self, hooks: dict):
-        self._hooks = hooks
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
 
 
 class Module:
@@ -60,8 +47,12 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})
-        object.__setattr__(self, "_forward_hooks", {})
+        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks"):
+            object.__setattr__(self, name, OrderedDict())
+        object.__setattr__(self, "_backward_pre_hooks", OrderedDict())
+        for name in ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs"):
+            object.__setattr__(self, name, set())
+        object.__setattr__(self, "_forward_hooks_always_called", set())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -69,29 +60,31 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+        return call_module(self, args, kwargs)  # hooks.py: the hooks around forward
 
-    def register_forward_pre_hook(self, hook) -> RemovableHandle:
-        """Call `hook(module, args)` before every forward; a returned value replaces args."""
-        handle = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+    # --- hooks (hooks.py has the details) --------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """Call `hook(module, args)` before every forward; a returned value replaces args
+        (`with_kwargs=True`: `hook(module, args, kwargs)` returns `(args, kwargs)` or None)."""
+        extra = (self._forward_pre_hooks_with_kwargs,) if with_kwargs else ()
+        return add_hook(self._forward_pre_hooks, hook, prepend, extra)
 
-    def register_forward_hook(self, hook) -> RemovableHandle:
-        """Call `hook(module, args, output)` after every forward; a returned value replaces
-        the output."""
-        handle = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
-        return handle
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """Call `hook(module, args, output)` after every forward; a returned value replaces the
+        output (`with_kwargs=True`: `hook(module, args, kwargs, output)`)."""
+        extra = (self._forward_hooks_with_kwargs,) if with_kwargs else ()
+        extra += (self._forward_hooks_always_called,) if always_call else ()
+        return add_hook(self._forward_hooks, hook, prepend, extra)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call `hook(module, grad_input, grad_output)` when the gradients of the positional
+        Tensor inputs are computed; a returned tuple replaces grad_input."""
+        return add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call `hook(module, grad_output)` when the gradients of the outputs are complete,
+        before they flow into the module; a returned tuple replaces grad_output."""
+        return add_hook(self._backward_pre_hooks, hook, prepend)
 
     # --- registration ----------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
@@ -245,7 +238,10 @@ class Module:
 
     def _named_members(self, table: str, prefix: str, recurse: bool, remove_duplicate: bool):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        if recurse:
+            modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+        else:
+            modules = [(prefix, self)]
         for module_prefix, module in modules:
             for name, value in getattr(module, table).items():
                 if value is None or id(value) in seen:
