@@ -34,6 +34,7 @@ def test_there_are_notebooks():
 
 # The reading order: the files' numbers, except that 07 (written after the others) follows 04.
 READING_ORDER = [
+    "00_first_ten_minutes.ipynb",
     "01_layer_norm_from_scratch.ipynb",
     "02_normalization_zoo.ipynb",
     "03_gpt2_blocks.ipynb",
