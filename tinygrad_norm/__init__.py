@@ -229,7 +229,15 @@ from .functions_shape import (
 )
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
 from .io import load, save
-from .learn import BackwardStep, Explorer, backprop_steps, detect_anomaly, draw_graph, explore
+from .learn import (
+    BackwardStep,
+    Explorer,
+    backprop_steps,
+    compare,
+    detect_anomaly,
+    draw_graph,
+    explore,
+)
 from .nn.functional_loss import cdist
 from .printing import set_printoptions
 from .random import manual_seed
