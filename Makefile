@@ -102,8 +102,8 @@ demo: $(VENV)/.stamp-run
 	$(BIN)/python -m tinygrad_norm train
 	$(BIN)/python -m tinygrad_norm gradcheck
 
-# The GPT training-step benchmark (benchmarks/gpt_step.py): tinygrad_norm against hand-written
-# NumPy and PyTorch (installed as for test-oracle), in one process and each alone.
+# The GPT training-step benchmark (tinygrad_norm/bench/gpt_step.py): tinygrad_norm against
+# hand-written NumPy and PyTorch (installed as for test-oracle), in one process and each alone.
 # Options through BENCH_ARGS, e.g. make bench BENCH_ARGS="--sizes small --steps 40".
 bench: $(VENV)/.stamp-oracle
 	$(BIN)/python -m tinygrad_norm bench --alone $(BENCH_ARGS)

@@ -2,16 +2,11 @@
 same weights and batch, in float64, its loss and every gradient equal tinygrad_norm's, and one
 AdamW step moves every weight as `tg.optim.AdamW` does."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.numpy_gpt import AdamW, NumpyGPT  # noqa: E402
+from tinygrad_norm.bench.numpy_gpt import AdamW, NumpyGPT
 
 CASES = {  # vocab, n_ctx, d_model, n_layer, n_head, B, T
     "two_layers": (13, 8, 16, 2, 4, 3, 7),

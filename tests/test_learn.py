@@ -97,7 +97,7 @@ def test_each_steps_grad_inputs_are_what_the_ops_own_backward_returns(graph):
     steps = list(tg.backprop_steps(loss, retain_graph=True))
     with tg.no_grad():
         for step in steps:
-            expected = step.node.run_backward(step.grad_output)
+            expected = step.node.call_backward(step.grad_output)
             assert len(expected) == len(step.grad_inputs) == len(step.inputs)
             for sent, own in zip(step.grad_inputs, expected):
                 assert (sent is None) == (own is None), step.op

@@ -32,13 +32,15 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, f"no notebooks found in {NOTEBOOK_DIR}"
 
 
-# The reading order: the files' numbers, except that 07 (written after the others) follows 04.
+# The reading order: the files' numbers, except that 07 and 09 (written after the others) follow 04.
 READING_ORDER = [
+    "00_first_ten_minutes.ipynb",
     "01_layer_norm_from_scratch.ipynb",
     "02_normalization_zoo.ipynb",
     "03_gpt2_blocks.ipynb",
     "04_stepping_through_backprop.ipynb",
     "07_exploring_backprop.ipynb",
+    "09_backprop_by_hand.ipynb",
     "05_gradient_checking.ipynb",
     "06_train_a_tiny_gpt.ipynb",
     "08_convolution_from_scratch.ipynb",

@@ -3,6 +3,7 @@ names, shapes and init, the shape rules and errors, gradchecks (first order; sec
 the cells), and PyTorch oracles in float64 (outputs and gradients of the input, the initial
 state and every parameter, rtol 1e-10) after loading the PyTorch module's state dict."""
 
+import inspect
 import math
 
 import numpy as np
@@ -345,3 +346,30 @@ def test_flatten_parameters_is_accepted():
     before = [p.numpy().copy() for p in lstm.parameters()]
     assert lstm.flatten_parameters() is None
     assert all(np.array_equal(a, p.numpy()) for a, p in zip(before, lstm.parameters()))
+
+
+MY_LAYERS = [
+    "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention",
+    "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer", "Embedding", "ParameterList", "ParameterDict",
+]  # fmt: skip
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", MY_LAYERS)
+def test_constructor_and_forward_arguments_are_pytorchs(name):
+    """The same argument names in the same order (PyTorch's RNN takes *args: ours is
+    compared with its documented signature)."""
+    torch = _torch()
+
+    def names(fn):
+        return list(inspect.signature(fn).parameters)
+
+    theirs, ours = getattr(torch.nn, name), getattr(nn, name)
+    expected = names(theirs.__init__)
+    if name == "RNN":
+        expected = ["self", "input_size", "hidden_size", "num_layers", "nonlinearity", "bias",
+                    "batch_first", "dropout", "bidirectional", "device", "dtype"]  # fmt: skip
+    assert names(ours.__init__) == expected
+    if hasattr(theirs, "forward") and "Parameter" not in name:
+        assert names(ours.forward) == names(theirs.forward)

@@ -7,7 +7,7 @@
 The public names, and nothing else, live here.
 """
 
-from . import amp, autograd, backends, cuda, distributed, models, nn, optim, random, utils
+from . import amp, autograd, backends, cuda, distributed, linalg, models, nn, optim, random, utils
 from .amp import autocast
 from .autograd.engine import Function
 from .autograd.grad_mode import (
@@ -106,7 +106,6 @@ from .functions import (
     triu,
     unsqueeze,
     var,
-    where,
 )
 from .functions_math import (
     acos,
@@ -200,10 +199,56 @@ from .functions_math import (
     unique,
     var_mean,
 )
+from .functions_shape import (
+    addmv,
+    argwhere,
+    baddbmm,
+    bmm,
+    broadcast_tensors,
+    broadcast_to,
+    diag,
+    diag_embed,
+    diagonal,
+    dot,
+    einsum,
+    flip,
+    fliplr,
+    flipud,
+    gather,
+    ger,
+    index_add,
+    index_put,
+    index_select,
+    inner,
+    kron,
+    masked_scatter,
+    masked_select,
+    meshgrid,
+    mm,
+    moveaxis,
+    movedim,
+    mv,
+    narrow,
+    nonzero,
+    outer,
+    repeat_interleave,
+    roll,
+    rot90,
+    scatter,
+    scatter_add,
+    scatter_reduce,
+    take,
+    take_along_dim,
+    tensordot,
+    trace,
+    tril_indices,
+    triu_indices,
+    unflatten,
+    vdot,
+    where,
+)
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
 from .habits import (
-    all,
-    any,
     are_deterministic_algorithms_enabled,
     bincount,
     compile,
@@ -221,7 +266,15 @@ from .habits import (
     use_deterministic_algorithms,
 )
 from .io import load, save
-from .learn import BackwardStep, Explorer, backprop_steps, detect_anomaly, draw_graph, explore
+from .learn import (
+    BackwardStep,
+    Explorer,
+    backprop_steps,
+    compare,
+    detect_anomaly,
+    draw_graph,
+    explore,
+)
 from .nn.functional_loss import cdist
 from .printing import set_printoptions
 from .random import (

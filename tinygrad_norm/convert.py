@@ -19,29 +19,42 @@ def to_array(data, dtype) -> np.ndarray:
     elif isinstance(data, np.ndarray):
         array = np.array(data)
     else:
+        values = _unwrap(data)
         try:
-            array = np.array(_unwrap(data))
+            array = np.array(values)
         except ValueError:  # NumPy refuses ragged lists such as [[1, 2], [3]]
             raise _bad_data(data) from None
+        if _may_hold_big_ints(array) and _int_beyond_int64(values):
+            if dtype is None or np.dtype(dtype).kind not in "fc":
+                raise ValueError(
+                    f"Tensor: overflow: {data!r:.60} holds an integer outside int64's range "
+                    f"[{np.iinfo(np.int64).min}, {np.iinfo(np.int64).max}] (PyTorch: 'Overflow "
+                    "when unpacking long long'); give dtype=tg.float64 for numbers this large"
+                )
+            array = np.array(values, dtype=np.float64)
         if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
             array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
-        elif array.dtype.kind in "iuO" and not _has_typed_leaf(data):
-            array = _as_int64(data, array)
+        elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
+            array = array.astype(np.int64)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(numeric_dtype(dtype))
 
 
-def _as_int64(data, array: np.ndarray) -> np.ndarray:
-    """Python integers as int64; one that does not fit is an error, never a wrapped number."""
-    big = array.dtype == np.uint64 and (array > np.iinfo(np.int64).max).any()
-    if big or array.dtype == object and all(isinstance(v, int) for v in array.flat):
-        raise ValueError(
-            f"Tensor: overflow: {data!r} holds an integer outside int64's range "
-            f"[{np.iinfo(np.int64).min}, {np.iinfo(np.int64).max}] (PyTorch: 'Overflow when "
-            "unpacking long long'); use a float (dtype=tg.float64) for numbers this large"
-        )
-    return array if array.dtype == object else array.astype(np.int64)
+def _int_beyond_int64(values) -> bool:
+    """Does nested Python data hold an int that int64 cannot (which NumPy would wrap, or turn
+    into a float or an object)?"""
+    if isinstance(values, (list, tuple)):
+        return any(_int_beyond_int64(v) for v in values)
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    return isinstance(values, int) and not isinstance(values, bool) and not lo <= values <= hi
+
+
+def _may_hold_big_ints(array: np.ndarray) -> bool:
+    """What NumPy makes of an int beyond int64: uint64, an object array, or float64."""
+    if array.dtype.kind in "uO":
+        return True
+    return array.dtype.kind == "f" and array.size > 0 and np.abs(array).max() >= 2.0**63
 
 
 def numeric_dtype(dtype) -> np.dtype:

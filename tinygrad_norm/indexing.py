@@ -19,7 +19,8 @@ def normalize_index(index) -> tuple:
     out = []
     for i in index:
         if isinstance(i, GraphTensor):
-            i = i.data.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.data
+            # a copy: the index is kept for backward, and the tensor may change in place later
+            i = i.data.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.data.copy()
         elif isinstance(i, list):
             i = np.asarray(i)
         out.append(i)

@@ -49,6 +49,7 @@ from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.reductions import ReductionMethods
+from .tensor_methods.shape import ShapeMethods
 from .tensor_methods.size import Size
 
 
@@ -60,6 +61,7 @@ class Tensor(
     MovementMethods,
     InPlaceMethods,
     MathMethods,
+    ShapeMethods,
     CompatMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
@@ -70,7 +72,8 @@ class Tensor(
     """
 
     __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
-    __slots__ += ("_versions", "_base")  # version counter (shared with views), viewed tensor
+    # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
+    __slots__ += ("_versions", "_base", "_base_grad_fn")
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         if not isinstance(requires_grad, (bool, np.bool_)):
@@ -84,7 +87,7 @@ class Tensor(
         self.grad_fn = None
         self.name = name
         self._hooks = []
-        self._versions = self._base = None
+        self._versions = self._base = self._base_grad_fn = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -94,7 +97,7 @@ class Tensor(
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
         t.data, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
-        t.grad = t.name = t._versions = t._base = None
+        t.grad = t.name = t._versions = t._base = t._base_grad_fn = None
         return t
 
     # --- what it is ----------------------------------------------------------------------------
@@ -187,7 +190,8 @@ class Tensor(
         return Clone.apply(self)
 
     def contiguous(self) -> Tensor:
-        return self
+        """This tensor if its memory is in row-major order, else a copy that is."""
+        return self if self.data.flags.c_contiguous else self.clone()
 
     def to(self, *args, **kwargs) -> Tensor:
         """Convert to a dtype (differentiably): `to(dtype)`, `to("cpu")`, `to(device, dtype)`,

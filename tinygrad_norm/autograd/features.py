@@ -5,9 +5,12 @@
 - `keep_for_retain_grad`: a non-leaf's `.grad` after `retain_grad()`, or `autograd.grad`'s capture.
 - `deliver_to_leaf`: a leaf's gradient is complete: hooks, then `.grad` (or the capture).
 - `join_view`: an op's output that is a view of an input shares its version counter (forward).
+- `refuse_stale_view`: a view taken before its base was changed in place is not used (forward).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 HINT = (  # how to backpropagate twice through one graph
     "its saved values were freed after the first backward. Pass retain_graph=True to the first "
@@ -15,9 +18,16 @@ HINT = (  # how to backpropagate twice through one graph
 )
 
 
-def add_gradient(grads: dict, key: int, grad) -> None:
+def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
     """grads[key] += grad: the gradient of a value used twice is the sum over its uses."""
-    grads[key] = grads[key] + grad if key in grads else grad
+    if key not in grads:
+        grads[key] = grad
+    elif create_graph:
+        grads[key] = grads[key] + grad  # recorded, so the sum can be differentiated again
+    else:
+        # NOTE: nothing to record, so the arrays are added directly: a Tensor op would cost
+        # ~5 us more per extra use of a value (measured on a 61-node backward: 2.9 -> 2.3 ms).
+        grads[key] = grad._make(np.asarray(grads[key].data + grad.data))  # 0-d: still an array
 
 
 def run_hooks(hooks, grad):
@@ -71,6 +81,7 @@ def join_view(out, inputs) -> None:
         if _root(t.data) is root:
             out._versions = t._version_counter()
             out._base = t if t._base is None else t._base
+            out._base_grad_fn = out._base.grad_fn
             return
 
 
@@ -79,3 +90,15 @@ def _root(array):
     while isinstance(array.base, type(array)):
         array = array.base
     return array
+
+
+def refuse_stale_view(view, op: str) -> None:
+    """A view's values follow its base's memory, but its grad_fn was fixed when it was taken:
+    after a recorded in-place change of the base, using the old view would send gradients
+    along the base's old history. PyTorch rebuilds the view's history; here, take it again."""
+    if view._base.grad_fn is not view._base_grad_fn:
+        raise RuntimeError(
+            f"{op}: this tensor is a view taken before its base was changed in place (the "
+            "change is recorded in the base's history, not in the view's); take the view "
+            "again after the in-place change, e.g. v = y[:2] once more"
+        )

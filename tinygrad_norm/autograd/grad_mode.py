@@ -28,15 +28,8 @@ def _set_enabled(enabled: bool) -> None:
     _state.enabled = enabled
 
 
-class set_grad_enabled:
-    """Turn recording on or off inside a `with` block (or a decorated function).
-
-    >>> import tinygrad_norm as tg
-    >>> x = tg.ones(2, requires_grad=True)
-    >>> with tg.set_grad_enabled(False):
-    ...     (x * 2).requires_grad
-    False
-    """
+class _GradMode:
+    """Recording on (`mode=True`) or off inside a `with` block or a decorated function."""
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
@@ -55,20 +48,50 @@ class set_grad_enabled:
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
+            with _GradMode(mode):
                 return fn(*args, **kwargs)
 
         return wrapper
 
 
-class no_grad(set_grad_enabled):
+class set_grad_enabled(_GradMode):
+    """Turn recording on or off: from now on, or inside a `with` block, or a decorated function.
+
+    As in PyTorch, the call itself sets the mode, so `tg.set_grad_enabled(False)` on its own
+    line switches recording off until `tg.set_grad_enabled(True)`; `with` restores the mode
+    it found at the end of the block, and as a decorator it changes nothing until called.
+
+    >>> import tinygrad_norm as tg
+    >>> x = tg.ones(2, requires_grad=True)
+    >>> with tg.set_grad_enabled(False):
+    ...     (x * 2).requires_grad
+    False
+    >>> _ = tg.set_grad_enabled(False)
+    >>> (x * 2).requires_grad, tg.set_grad_enabled(True) and (x * 2).requires_grad
+    (False, True)
+    """
+
+    def __init__(self, mode: bool = True):
+        super().__init__(mode)
+        self._previous = is_grad_enabled()
+        _set_enabled(self.mode)
+
+    def __enter__(self):
+        return self  # the mode is already set; __exit__ restores self._previous
+
+    def __call__(self, fn):
+        _set_enabled(self._previous)  # as a decorator: leave the mode as it was
+        return super().__call__(fn)
+
+
+class no_grad(_GradMode):
     """Run without recording: `with tg.no_grad(): ...` or `@tg.no_grad()` on a function."""
 
     def __init__(self):
         super().__init__(False)
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_GradMode):
     """Record again inside a `no_grad` block: `with tg.enable_grad(): ...`."""
 
     def __init__(self):

@@ -91,7 +91,7 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
             return None
     v = rng.standard_normal(recorded.shape)
     with no_grad():
-        grads = ctx.run_backward(Tensor._make(v))
+        grads = ctx.call_backward(Tensor._make(v))
 
     def v_dot_out() -> np.ndarray:
         return np.array([np.sum(v * replay())])
@@ -116,4 +116,4 @@ def fixes_made(outputs) -> list[tuple[str, str]]:
     returned (`Context.fixes`): a NumPy array recorded as a constant, a dtype cast. Each once,
     in the order the nodes run."""
     nodes = topological_sort([o.grad_fn for o in outputs if o.grad_fn is not None])
-    return list(dict.fromkeys((node.name, fix) for node in nodes for fix in node.fixes))
+    return list(dict.fromkeys((node.name, fix) for node in nodes for fix in sorted(node.fixes)))

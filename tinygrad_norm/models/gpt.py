@@ -31,6 +31,7 @@ from ..autograd.grad_mode import no_grad
 from ..creation import arange
 from ..io import load
 from ..nn import functional as F
+from ..ops.fused.xp import max_shifted
 from ..ops.shape import cat
 from ..random import generator
 from ..tensor import Tensor
@@ -268,7 +269,7 @@ def _sample(logits: np.ndarray, temperature: float, top_k) -> Tensor:
     if top_k is not None:
         kth = np.sort(logits, axis=-1)[:, -min(top_k, logits.shape[-1])][:, None]
         logits = np.where(logits < kth, -np.inf, logits)
-    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs = np.exp(max_shifted(logits, -1))
     cumulative = np.cumsum(probs / probs.sum(-1, keepdims=True), axis=-1)
     draws = generator().random((logits.shape[0], 1))
     choice = (cumulative < draws).sum(-1).clip(max=logits.shape[-1] - 1)

@@ -123,14 +123,8 @@ class Attention(Module):
         scores = q @ k.transpose(-2, -1)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
         if self.scale:
             scores = scores * (1.0 / math.sqrt(self.head_dim))
-        scores = scores.masked_fill(~allowed, -math.inf)
-        # NOTE: a row of all -inf would give 0/0 = NaN; such a query gets zero weights instead.
-        nowhere = ~allowed.any(axis=-1, keepdims=True)  # (.., T, 1): queries with no key
-        if nowhere.any():
-            scores = scores.masked_fill(nowhere, 0.0)
-        weights = F.softmax(scores, dim=-1)  # (B, nh, T, T), rows sum to 1
-        if nowhere.any():
-            weights = weights.masked_fill(nowhere, 0.0)
+        # (B, nh, T, T), rows sum to 1; a query allowed no key gets zero weights (not NaN)
+        weights = fused.safe_softmax(scores, allowed)
         weights = self.attn_dropout(weights)  # (B, nh, T, T)
         y = weights @ v  # (B, nh, T, T) @ (B, nh, T, hs) -> (B, nh, T, hs)
         y = y.transpose(1, 2).reshape(B, T, C)  # (B, T, nh, hs) -> (B, T, C): merge heads

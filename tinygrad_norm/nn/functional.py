@@ -71,6 +71,7 @@ from .functional_pool import (
     pixel_shuffle,
     pixel_unshuffle,
 )
+from .functional_shape import normalize, one_hot, pad  # noqa: F401 - re-exported
 
 __all__ = [
     "alpha_dropout",
@@ -80,7 +81,6 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
-    "one_hot",
     "embedding",
     "gelu",
     "group_norm",
@@ -90,6 +90,9 @@ __all__ = [
     "log_softmax",
     "mse_loss",
     "nll_loss",
+    "normalize",
+    "one_hot",
+    "pad",
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",
@@ -329,12 +332,7 @@ def scaled_dot_product_attention(
             scores = scores.masked_fill(~mask, -math.inf)
         else:
             scores = scores + C.as_tensor(attn_mask, scores)
-    nowhere = np.all(scores.data == -math.inf, axis=-1, keepdims=True)
-    if nowhere.any():  # safe softmax: rows with no key to attend get 0, and 0 gradient
-        scores = scores.masked_fill(nowhere, 0.0)
-    weights = fused.softmax(scores, -1)
-    if nowhere.any():
-        weights = weights.masked_fill(nowhere, 0.0)
+    weights = fused.safe_softmax(scores)  # a row of only -inf (no key to attend) gets 0s
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p)
     return weights @ v  # (..., L, Ev)
@@ -430,4 +428,3 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
 
 from ..functions import sigmoid, tanh  # noqa: E402 - F.sigmoid, F.tanh are tg.sigmoid, tg.tanh
 from .functional_dropout import alpha_dropout, dropout1d, dropout2d  # noqa: E402
-from .functional_onehot import one_hot  # noqa: E402

@@ -12,6 +12,7 @@ import numpy as np
 from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
+from ..ops import shape as S
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..tensor import Tensor
 
@@ -145,10 +146,10 @@ def batch_norm(
                 f"variance, got input of shape {x.shape}; use a batch of 2 or more, or call "
                 ".eval() to normalize with the running statistics"
             )
-        mean = x.mean(dim=axes, keepdim=True)
-        var = x.var(dim=axes, unbiased=False, keepdim=True)
-        _update_running(running_mean, momentum, mean.data.reshape(-1))
-        _update_running(running_var, momentum, var.data.reshape(-1) * (n / (n - 1)))
+        if running_mean is not None or running_var is not None:
+            _update_running(running_mean, momentum, x.data.mean(axis=axes))
+            _update_running(running_var, momentum, x.data.var(axis=axes) * (n / (n - 1)))
+        return _affine(_normalize_channels(x, eps), weight, bias)
     else:
         if running_mean is None or running_var is None:
             raise ValueError(
@@ -158,6 +159,16 @@ def batch_norm(
         mean = _constant(running_mean, x).reshape(_channel_shape(x))
         var = _constant(running_var, x).reshape(_channel_shape(x))
     return _affine((x - mean) * (var + eps).rsqrt(), weight, bias)
+
+
+def _normalize_channels(x, eps):
+    """(x - mean) / sqrt(var + eps) with each channel's batch mean and biased variance, as one
+    fused LayerNorm node: with the channels moved to the front, a channel's values are the
+    last ndim - 1 axes. Composed it is seven nodes; this way three, and forward + backward of
+    batch_norm with weight and bias took 0.54x the time on (32, 200), 0.72x on (64, 16, 12, 12).
+    """
+    order = (1, 0) + tuple(range(2, x.ndim))  # swaps N and C: its own inverse
+    return S.permute(fused.layer_norm(S.permute(x, order), None, None, x.ndim - 1, eps), order)
 
 
 def _constant(t, like) -> Tensor:

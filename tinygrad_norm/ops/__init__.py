@@ -11,7 +11,10 @@
 - `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh
 - `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv
 - `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
+- `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad (the spectral matrix norms)
 
-Everything else (mean, var, softmax, split, ...) is composed from these in `composite`, and
-issue 12's math in `math_composite`, `reduce_more` and `sort`.
+Everything else (mean, var, softmax, split, ...) is composed from these in `composite` and
+`shape`; issue 12's math in `math_composite`, `reduce_more` and `sort`; its indexing,
+rearranging and product ops in `indexing` and `scatter` (with GetItem, ScatterAdd, IndexPut),
+`rearrange` and `products`.
 """

@@ -1,8 +1,8 @@
 """Operations composed from the primitives: no backward of their own, autograd derives it.
 
-`x.mean()` is a Sum and a Div; `x.var()` a few more; `softmax` an Exp, a Sum and a Div. Each
-inherits correct (and twice differentiable) gradients from its parts. `tg.mean(x)` and the
-method `x.mean()` are the same function.
+`x.mean()` is a Sum and a Div; `x.var()` a few more. Each inherits correct (and twice
+differentiable) gradients from its parts. `tg.mean(x)` and the method `x.mean()` are the same
+function. (Softmax composed, the reference of the fused one, is in `ops/fused/softmax.py`.)
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def scalar_dtype(x, dtype: np.dtype) -> np.dtype:
 
 def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` (None, an int, or a tuple/list of ints, negative allowed) as sorted axes >= 0."""
-    if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:
-        return None  # as PyTorch: no dims (dim=[] or ()) means every dim
+    if dim is None:
+        return None
     dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
     out = []
     rank = builtins.max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
@@ -65,6 +65,13 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     if len(set(out)) != len(out):
         raise RuntimeError(f"{op}: dim {dim} names the same axis twice; give each dim once")
     return tuple(sorted(out)) if ndim else None
+
+
+def reduction_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
+    """The axes a reduction (sum, mean, var, amax, ...) runs over: as `normalize_dims`, and, as
+    in PyTorch, an empty `dim` ([] or ()) means every axis."""
+    empty = isinstance(dim, (tuple, list)) and len(dim) == 0
+    return None if empty else normalize_dims(op, dim, ndim)
 
 
 def _require_int_dim(op: str, d) -> None:
@@ -94,14 +101,14 @@ def _count(shape: tuple, dims) -> int:
 def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
     if x.dtype == np.float16:
         return _in_float32(sum, x, dim, keepdim)
-    return Sum.apply(x, normalize_dims("sum", dim, x.ndim), keepdim)
+    return Sum.apply(x, reduction_dims("sum", dim, x.ndim), keepdim)
 
 
 def mean(x, dim=None, keepdim=False):
     _require_floating("mean", x)
     if x.dtype == np.float16:
         return _in_float32(mean, x, dim, keepdim)
-    dims = normalize_dims("mean", dim, x.ndim)
+    dims = reduction_dims("mean", dim, x.ndim)
     return Sum.apply(x, dims, keepdim) / _count(x.shape, dims)
 
 
@@ -131,8 +138,8 @@ def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
 def _var(op, x, dim, unbiased, keepdim, correction):
     _require_floating(op, x)
     if x.dtype == np.float16:
-        return _in_float32(_var, op, x, dim, unbiased, keepdim, correction)
-    dims = normalize_dims(op, dim, x.ndim)
+        return _in_float32(lambda t: _var(op, t, dim, unbiased, keepdim, correction), x)
+    dims = reduction_dims(op, dim, x.ndim)
     correction = (1 if unbiased else 0) if correction is None else correction
     count = _count(x.shape, dims)
     centered = x - Sum.apply(x, dims, True) / count
@@ -156,13 +163,13 @@ def std(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 
 def amax(x, dim=None, keepdim=False):
-    dims = normalize_dims("amax", dim, x.ndim)
+    dims = reduction_dims("amax", dim, x.ndim)
     _require_nonempty("amax", x, dims)
     return Max.apply(x, dims, keepdim)
 
 
 def amin(x, dim=None, keepdim=False):
-    dims = normalize_dims("amin", dim, x.ndim)
+    dims = reduction_dims("amin", dim, x.ndim)
     _require_nonempty("amin", x, dims)
     if x.dtype.kind != "f":
         # NOTE: no gradient to carry, and -x is wrong here: -(-2**63) overflows back to itself,
@@ -274,38 +281,11 @@ def _root(total, p):
     return Where.apply(zero, np.zeros((), total.dtype), root)
 
 
-# --- softmax, composed (Tensor.softmax uses the fused op in ops/fused/softmax.py) ----------------
-def softmax_composed(x, dim):
-    """softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), with m = max_j x_j.
-
-    Five nodes (Sub, Exp, Sum, Div and their gradients derived by autograd); the fused
-    `Softmax` does the same in one node, and the tests check that both agree.
-
-    Subtracting the maximum changes nothing mathematically (it cancels) but keeps exp from
-    overflowing; m is treated as a constant, since its gradient contributions cancel too.
-    """
-    (axis,) = normalize_dims("softmax", dim, x.ndim) or (0,)
-    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
-    e = shifted.exp()
-    return e / Sum.apply(e, (axis,) if x.ndim else None, True)
-
-
-def log_softmax_composed(x, dim):
-    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)): no exp of a large number.
-
-    Composed from primitives; `Tensor.log_softmax` uses the fused `LogSoftmax`.
-    """
-    (axis,) = normalize_dims("log_softmax", dim, x.ndim) or (0,)
-    # NOTE: x with at most one element is its own maximum (and np.max of nothing raises)
-    shifted = x - np.max(x.data, axis=axis, keepdims=True) if x.data.size > 1 else x - x.data
-    return shifted - Sum.apply(shifted.exp(), (axis,) if x.ndim else None, True).log()
-
-
 # --- selection ----------------------------------------------------------------------------------
 def where(condition, input, other):  # noqa: A002 - PyTorch's name
     """`input` where `condition` is True, else `other`; both may be tensors or numbers."""
-    condition = np.asarray(condition.data if isinstance(condition, GraphTensor) else condition)
+    # a copy: kept for backward, while the tensor it came from may change in place later
+    condition = np.array(condition.data if isinstance(condition, GraphTensor) else condition)
     _require_bool("where", "condition", condition, "True takes input, False takes other")
     like = input if isinstance(input, GraphTensor) else other
     a, b = as_tensor(input, like), as_tensor(other, like)
@@ -325,7 +305,7 @@ def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
 
 def masked_fill(x, mask, value):
     """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
-    mask = np.asarray(mask.data if isinstance(mask, GraphTensor) else mask)
+    mask = np.array(mask.data if isinstance(mask, GraphTensor) else mask)  # a copy, as in where
     _require_bool("masked_fill", "mask", mask, "True where value goes")
     broadcast_shape("masked_fill", mask.shape, x.shape, names=("mask", "tensor"))
     return where(mask, value, x)

@@ -90,6 +90,11 @@ def expand(x, *sizes):
     if lead < 0:
         raise ShapeError(f"expand: cannot expand shape {x.shape} to fewer dimensions {sizes}")
     shape = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if any(s < 0 for s in shape):  # -1 keeps a size, but a new axis in front has none to keep
+        raise ShapeError(
+            f"expand: cannot expand shape {x.shape} to {sizes}: -1 is only allowed for an "
+            f"existing axis (the last {x.ndim}); give the size of each new leading axis"
+        )
     if not broadcasts_to(x.shape, shape):
         raise ShapeError(
             f"expand: cannot expand shape {x.shape} to {sizes}: a size can only grow where it is 1"

@@ -9,6 +9,12 @@ One rule for a ufunc such as `np.exp(t)`, `np.maximum(t, 0)` or `array + t`:
    a bare array, cut from the graph. The message names the ufunc and what to do instead.
 3. Otherwise NumPy computes it on the arrays, and the result comes back as a Tensor.
 
+NumPy functions that are not ufuncs (`np.sum(t)`, `np.concatenate([t, u])`, `np.where(...)`)
+follow the same rule where it can: NumPy computes on the arrays, a result array comes back as
+a Tensor, and a floating result from a tensor that requires grad is a TypeError (it would be
+cut from the graph) that names the function; a bool or integer result (`np.allclose`,
+`np.argmax`, `np.shape`) carries no gradient and is simply returned.
+
 `out=` writes NumPy's result into arrays in place (`np.multiply(a, t, out=a)`); a Tensor in
 `out` that requires grad is refused while grad mode is on, as any in-place change of it is.
 
@@ -105,3 +111,46 @@ class NumpyInterop:
         if isinstance(result, tuple):
             return tuple(wrap(np.asarray(r)) for r in result)
         return None if result is None else wrap(np.asarray(result))
+
+    def __array_function__(self, func, types, args, kwargs):
+        result = func(*_arrays_in(args), **_arrays_in(kwargs))
+        name = f"np.{func.__name__}"
+        if is_grad_enabled() and _floating(result) and _requires_grad(args, kwargs):
+            raise TypeError(
+                f"{name} on a tensor that requires grad would return an array cut from the "
+                "graph; use the tinygrad_norm function or Tensor method (tg.cat for "
+                "np.concatenate, x.sum(dim=...) for np.sum, ...), or "
+                f"{name}(x.detach()) for a constant"
+            )
+        if isinstance(result, np.ndarray):
+            return self._make(result)
+        return result
+
+
+def _arrays_in(value):
+    """`value` with every Tensor inside lists, tuples and dicts replaced by its array."""
+    if isinstance(value, GraphTensor):
+        return value.data
+    if isinstance(value, (list, tuple)):
+        return type(value)(_arrays_in(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _arrays_in(v) for k, v in value.items()}
+    return value
+
+
+def _requires_grad(*values) -> bool:
+    for value in values:
+        if isinstance(value, GraphTensor) and value.requires_grad:
+            return True
+        if isinstance(value, (list, tuple)) and _requires_grad(*value):
+            return True
+        if isinstance(value, dict) and _requires_grad(*value.values()):
+            return True
+    return False
+
+
+def _floating(result) -> bool:
+    if isinstance(result, (list, tuple)):
+        return any(_floating(r) for r in result)
+    number = isinstance(result, (np.ndarray, np.generic, float, complex))
+    return number and np.asarray(result).dtype.kind in "fc"

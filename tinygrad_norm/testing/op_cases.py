@@ -275,7 +275,9 @@ CASES = [
     ),
 ]
 
-CASES_BY_NAME = {case.name: case for case in CASES}
+from . import op_cases_shape  # noqa: E402 - indexing, shape ops, products, einsum, norms
+
+CASES += op_cases_shape.CASES
 
 from . import op_cases_nn  # noqa: E402 - convolution, pooling and the losses, in their own file
 

@@ -12,12 +12,8 @@ import numpy as np
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
-from .softmax import Softmax
-
-
-def additive_mask(allowed: np.ndarray, dtype) -> np.ndarray:
-    """0 where `allowed`, -inf elsewhere: added to the scores, it masks them in one pass."""
-    return np.where(allowed, 0.0, -np.inf).astype(dtype)
+from .softmax import safe_softmax, softmax_reference
+from .xp import imul, isub, matmul, operands, row_dot
 
 
 class SelfAttention(Function):
@@ -40,10 +36,11 @@ class SelfAttention(Function):
 
     The three are stacked back into the layout of qkv: one (B, T, 3C) gradient.
 
-    Forward saves the weights W as an array. When the backward is itself recorded
-    (`create_graph=True`) W must be a function of qkv for the second derivative, so backward
-    recomputes it from the saved input with Tensor operations (matmul, masked_fill, Softmax);
-    the formula is the same.
+    The weights (`_weights`, with the masked softmax `safe_softmax`) and the gradients
+    (`_grad_qkv`) are written once and run on arrays or on Tensors (see `xp.py`). Forward saves
+    the weights W as an array. When the backward is itself recorded (`create_graph=True`) W must
+    be a function of qkv for the second derivative, so backward recomputes it from the saved
+    input, by the same `_weights`.
 
     >>> import tinygrad_norm as tg
     >>> qkv = tg.ones(1, 2, 6, requires_grad=True)          # B=1, T=2, C=2, one head
@@ -61,19 +58,8 @@ class SelfAttention(Function):
     @staticmethod
     def forward(ctx, qkv, n_head, allowed, scale):
         B, T, C3 = qkv.shape
-        q, k, v = qkv.reshape(B, T, 3, n_head, C3 // (3 * n_head)).transpose(2, 0, 3, 1, 4)
-        scores = q @ k.transpose(0, 1, 3, 2)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
-        scores *= scale
-        scores += additive_mask(allowed, scores.dtype)
-        nowhere = ~allowed.any(axis=-1, keepdims=True)  # queries allowed no key at all
-        if nowhere.any():
-            scores = np.where(nowhere, 0.0, scores).astype(scores.dtype, copy=False)
-        # softmax along the keys, in place (initial: a sequence of length 0 has no maximum)
-        scores -= scores.max(axis=-1, keepdims=True, initial=-np.inf)
-        weights = np.exp(scores, out=scores)
-        weights /= weights.sum(axis=-1, keepdims=True)
-        if nowhere.any():
-            weights = np.where(nowhere, 0.0, weights).astype(scores.dtype, copy=False)
+        q, k, v = _split(qkv, n_head)  # 3 x (B, nh, T, hs)
+        weights = _weights(q, k, allowed, scale)  # (B, nh, T, T)
         ctx.save_for_backward(qkv, weights)
         ctx.n_head, ctx.allowed, ctx.scale = n_head, allowed, scale
         y = weights @ v  # (B, nh, T, T) @ (B, nh, T, hs) -> (B, nh, T, hs)
@@ -82,55 +68,65 @@ class SelfAttention(Function):
     @staticmethod
     def backward(ctx, grad_output):
         qkv, weights = ctx.saved_tensors
-        if not is_grad_enabled():  # nothing recorded: the same formulas on the arrays
-            return _grad_qkv(qkv.data, weights.data, grad_output.data, ctx.scale), None, None, None
-        # create_graph: Tensor operations, with the weights recomputed as a function of qkv
-        B, T, C = grad_output.shape
-        hs = C // ctx.n_head
-        q, k, v = qkv.reshape(B, T, 3, ctx.n_head, hs).permute(2, 0, 3, 1, 4)  # (B, nh, T, hs)
-        weights = _weights(q, k, ctx.allowed, ctx.scale)
-        g = grad_output.reshape(B, T, ctx.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
-        grad_v = weights.transpose(-2, -1) @ g  # (B, nh, T, hs)
-        grad_w = g @ v.transpose(-2, -1)  # (B, nh, T, T)
-        grad_s = weights * (grad_w - (grad_w * weights).sum(dim=-1, keepdim=True)) * ctx.scale
-        grad_q = grad_s @ k  # (B, nh, T, T) @ (B, nh, T, hs) -> (B, nh, T, hs)
-        grad_k = grad_s.transpose(-2, -1) @ q
-        # back to qkv's layout: 3 x (B, nh, T, hs) -> (B, T, 3, nh, hs) -> (B, T, 3C)
-        parts = [t.transpose(1, 2).unsqueeze(2) for t in (grad_q, grad_k, grad_v)]
-        return Cat.apply(*parts, dim=2).reshape(B, T, 3 * C), None, None, None
+        if is_grad_enabled():  # create_graph: W as a function of qkv, for second order
+            q, k, _ = _split(qkv, ctx.n_head)
+            weights = _weights(q, k, ctx.allowed, ctx.scale)
+        qkv, weights, grad_output = operands(qkv, weights, grad_output)
+        return _grad_qkv(qkv, weights, grad_output, ctx.scale), None, None, None
 
 
-def _grad_qkv(qkv: np.ndarray, weights: np.ndarray, grad_out: np.ndarray, scale: float):
-    """`SelfAttention.backward` in NumPy, in place: the gradients of q, k and v are written
-    straight into their slots of one (B, T, 3C) array (matmul writes into strided views), and
-    grad_W is turned into grad_S where it lies, with no (B, nh, T, T) temporary besides it."""
-    (B, T, _), nh = qkv.shape, weights.shape[1]
-    hs = grad_out.shape[-1] // nh
-    q, k, v = qkv.reshape(B, T, 3, nh, hs).transpose(2, 0, 3, 1, 4)  # 3 x (B, nh, T, hs)
-    g = grad_out.reshape(B, T, nh, hs).transpose(0, 2, 1, 3)  # (B, nh, T, hs)
-    grad = np.empty((B, T, 3, nh, hs), dtype=np.result_type(grad_out, qkv))
-    grad_q, grad_k, grad_v = grad.transpose(2, 0, 3, 1, 4)  # views, each (B, nh, T, hs)
-    np.matmul(weights.transpose(0, 1, 3, 2), g, out=grad_v)  # Wᵀ G
-    grad_s = g @ v.transpose(0, 1, 3, 2)  # grad_W = G vᵀ: (B, nh, T, T)
-    row = np.einsum("bhij,bhij->bhi", grad_s, weights)[..., None]  # sum_j(grad_W * W)
-    grad_s -= row
-    grad_s *= weights
-    grad_s *= scale  # grad_S = W * (grad_W - row) * scale
-    np.matmul(grad_s, k, out=grad_q)
-    np.matmul(grad_s.transpose(0, 1, 3, 2), q, out=grad_k)
-    return grad.reshape(B, T, 3 * nh * hs)
+def _split(qkv, n_head: int):
+    """q, k, v, each (B, nh, T, hs), from the packed (B, T, 3C): views of an array, or nodes."""
+    B, T, C3 = qkv.shape
+    packed = qkv.reshape(B, T, 3, n_head, C3 // (3 * n_head))  # (B, T, 3, nh, hs)
+    return tuple(packed[:, :, i].swapaxes(1, 2) for i in range(3))
 
 
 def _weights(q, k, allowed: np.ndarray, scale: float):
-    """softmax(q kᵀ · scale + M) with Tensor operations, zero for queries allowed no key."""
-    from ...tensor import Tensor
+    """W = safe_softmax(q kᵀ · scale) over the keys `allowed`, for arrays or Tensors."""
+    scores = q @ k.swapaxes(-2, -1)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
+    scores = imul(scores, scale)
+    return safe_softmax(scores, allowed)
 
-    scores = (q @ k.transpose(-2, -1)) * scale + Tensor._make(additive_mask(allowed, q.dtype))
-    nowhere = ~allowed.any(axis=-1, keepdims=True)
-    if nowhere.any():
-        scores = scores.masked_fill(nowhere, 0.0)
-    weights = Softmax.apply(scores, -1)
-    return weights.masked_fill(nowhere, 0.0) if nowhere.any() else weights
+
+def _grad_qkv(qkv, weights, grad_out, scale: float):
+    """`SelfAttention.backward`: the gradients of q, k and v in qkv's (B, T, 3C) layout, for
+    arrays or Tensors. On arrays, in place: the three gradients are written straight into
+    their slots of one (B, T, 3C) array (matmul writes into strided views), and grad_W is
+    turned into grad_S where it lies, with no (B, nh, T, T) temporary besides it."""
+    (B, T, C3), nh = qkv.shape, weights.shape[1]
+    q, k, v = _split(qkv, nh)  # 3 x (B, nh, T, hs)
+    g = grad_out.reshape(B, T, nh, C3 // (3 * nh)).swapaxes(1, 2)  # (B, nh, T, hs)
+    grad, slots = None, (None, None, None)
+    if isinstance(qkv, np.ndarray):  # (B, T, 3, nh, hs), and its q, k, v views
+        grad = np.empty((B, T, 3, nh, C3 // (3 * nh)), dtype=np.result_type(grad_out, qkv))
+        slots = tuple(grad[:, :, i].swapaxes(1, 2) for i in range(3))
+    grad_v = matmul(weights.swapaxes(-2, -1), g, out=slots[2])  # Wᵀ G
+    grad_s = g @ v.swapaxes(-2, -1)  # grad_W = G vᵀ: (B, nh, T, T)
+    grad_s = isub(grad_s, row_dot(grad_s, weights))  # grad_W - sum_j(grad_W * W)
+    grad_s = imul(grad_s, weights)
+    grad_s = imul(grad_s, scale)  # grad_S = W * (grad_W - sum_j(grad_W * W)) * scale
+    grad_q = matmul(grad_s, k, out=slots[0])  # (B, nh, T, T) @ (B, nh, T, hs)
+    grad_k = matmul(grad_s.swapaxes(-2, -1), q, out=slots[1])
+    if grad is None:  # Tensors: 3 x (B, nh, T, hs) -> (B, T, 3, nh, hs)
+        grad = Cat.apply(*[t.swapaxes(1, 2).unsqueeze(2) for t in (grad_q, grad_k, grad_v)], dim=2)
+    return grad.reshape(B, T, C3)
+
+
+def self_attention_reference(qkv, n_head: int, allowed: np.ndarray, scale: float):
+    """GPT-2's attention core composed from primitives (autograd derives the gradient): split,
+    heads, scores, the masked softmax written out with masked_fill and the composed softmax,
+    merge. The test reference of `SelfAttention`."""
+    B, T, C3 = qkv.shape
+    q, k, v = (
+        t.reshape(B, T, n_head, C3 // 3 // n_head).transpose(1, 2)  # (B, nh, T, hs)
+        for t in qkv.split(C3 // 3, dim=2)
+    )
+    scores = (q @ k.transpose(-2, -1)) * scale  # (B, nh, T, T)
+    nowhere = ~allowed.any(axis=-1, keepdims=True)  # queries allowed no key: zero weights
+    scores = scores.masked_fill(~allowed | nowhere, -np.inf).masked_fill(nowhere, 0.0)
+    weights = softmax_reference(scores, -1).masked_fill(nowhere, 0.0)
+    return (weights @ v).transpose(1, 2).reshape(B, T, C3 // 3)  # (B, T, C)
 
 
 def self_attention(qkv, n_head: int, allowed: np.ndarray, scale: float):

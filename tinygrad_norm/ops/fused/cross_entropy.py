@@ -1,17 +1,36 @@
 """Cross-entropy of logits against classes, as one node: log_softmax and the negative
 log-likelihood fused, with the gradient softmax - target in one line."""
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from .softmax import LogSoftmax
+from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
+from .xp import exp, isub, operands
 
 REDUCTIONS = ("mean", "sum", "none")
 
 
+class Target(NamedTuple):
+    """q, the weights each log-probability gets in the loss, in two parts: q = the one-hot
+    part (`at_weight` at the entries `at`, one per sample; class indices only) + `dense`
+    (an array or Tensor of the logits' shape, or None). `total` is sum_c q_c per sample, kept
+    as (N, 1, d1, ...); `denominator` the mean's. Keeping the one-hot part apart means the
+    (N, C, ...) one-hot array is never built: the loss reads log p at the targets, and the
+    backward subtracts there."""
+
+    at: tuple | None
+    at_weight: np.ndarray | None
+    dense: object
+    total: object
+    denominator: float
+
+
 def target_distribution(target, weight, n_classes, ignore_index, label_smoothing, dtype):
-    """q, the weights each log-probability gets in the loss, and the mean's denominator.
+    """q, the target distribution, as a `Target`.
 
     The loss of one sample is -sum_c q_c * log p_c. For a class index t (PyTorch's rule):
         q_c = w_t * (1 - eps) * [c == t] + w_c * eps / C,    q = 0 when t == ignore_index,
@@ -20,31 +39,32 @@ def target_distribution(target, weight, n_classes, ignore_index, label_smoothing
         q_c = w_c * (target_c * (1 - eps) + eps / C),
     and `mean` divides by the number of samples (N * d1 * ...).
 
-    `target` is a Tensor of shape (N, d1, ...) (integers) or (N, C, d1, ...) (floats; q is then
-    built with Tensor operations, so a target that requires grad gets gradients); `weight` an
-    array of shape (C,) or None; `dtype` that of the logits. Returns (q, a Tensor of shape
-    (N, C, d1, ...), and the denominator).
+    `target`: class indices (N, d1, ...) (an integer array or Tensor), or class probabilities
+    (N, C, d1, ...) (floats: an array, or a Tensor, and q is then built with Tensor operations
+    so that a target that requires grad gets gradients). `weight`: an array (C,) or None;
+    `dtype`: that of the logits.
     """
-    from ...tensor import Tensor
-
     eps = label_smoothing
-    n_spatial = target.ndim - 1 if target.dtype.kind in "iu" else target.ndim - 2
-    class_shape = (1, n_classes) + (1,) * n_spatial  # broadcasts along the class axis
-    w_c = None if weight is None else weight.reshape(class_shape)
     if target.dtype.kind == "f":
         q = target * (1 - eps) + eps / n_classes if eps else target
-        if w_c is not None:
-            q = q * Tensor._make(w_c.astype(target.dtype, copy=False))
-        return q, target.data.size // n_classes
-    t = target.data
+        if weight is not None:
+            q = q * _class_column(weight, target.ndim, target.dtype)
+        n_samples = math.prod(target.shape) // n_classes
+        return Target(None, None, q, q.sum(1, keepdims=True), n_samples)
+    t = target if isinstance(target, np.ndarray) else target.data
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
-    w_t = valid.astype(np.float64) if weight is None else np.where(valid, weight[safe], 0)
-    onehot = np.expand_dims(safe, 1) == np.arange(n_classes).reshape(class_shape)
-    q = (1 - eps) * onehot * np.expand_dims(w_t, 1)
+    grids = np.ix_(*[np.arange(n) for n in t.shape])  # one index array per axis
+    at = (grids[0], safe) + tuple(grids[1:])  # each target's entry in an (N, C, d1, ...) array
+    w_t = valid.astype(dtype) if weight is None else np.where(valid, weight[safe], 0).astype(dtype)
+    total = (1 - eps) * w_t
+    dense = None
     if eps:
-        q = q + (eps / n_classes) * (1 if w_c is None else w_c) * np.expand_dims(valid, 1)
-    return Tensor._make(q.astype(dtype, copy=False)), float(w_t.sum())
+        w_sum = n_classes if weight is None else weight.sum()
+        total = total + valid * (eps / n_classes * w_sum)
+        w_c = np.ones(n_classes, dtype) if weight is None else weight
+        dense = (eps / n_classes) * _class_column(w_c, t.ndim + 1, dtype) * _class_axis(valid)
+    return Target(at, (1 - eps) * w_t, dense, _class_axis(total.astype(dtype)), float(w_t.sum()))
 
 
 class CrossEntropy(Function):
@@ -63,16 +83,15 @@ class CrossEntropy(Function):
 
     Without class weights q sums to 1 over the classes (0 for an ignored target), and the
     gradient is the famous softmax - target: p - q. The reduction multiplies it by grad_out
-    (per sample for "none"), divided by the mean's denominator for "mean".
+    (per sample for "none"), divided by the mean's denominator for "mean". A float target that
+    requires grad receives grad_target = -(1 - eps) * w * log p * scale.
 
     Forward never exponentiates a large logit (it shifts by the maximum, as LogSoftmax), and
-    a logit of -inf whose class has q_c = 0 adds exactly 0 (not 0 * -inf = NaN). Forward saves
-    log p as an array. For class indices the fast path never builds q: it reads log p at the
-    targets, and backward scales p and subtracts at the targets (`_grad_class_indices`). When
-    the backward is recorded (`create_graph=True`), it recomputes log p from the saved input x
-    with the fused LogSoftmax and builds q as a tensor: the same formula, twice
-    differentiable. A float target that requires grad receives
-    grad_target = -(1 - eps) * w * log p * scale.
+    a logit of -inf whose class has q_c = 0 adds exactly 0 (not 0 * -inf = NaN). The
+    backward is written once and runs on arrays or on Tensors (see `xp.py`).
+    Forward saves log p as an array; when the backward is recorded (`create_graph=True`) it
+    recomputes log p from the saved input x with the fused LogSoftmax, and builds q from the
+    target tensor: the same formula, twice differentiable.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([[0.0, 0.0]], requires_grad=True)
@@ -87,92 +106,99 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, x, target, *, weight, reduction, ignore_index, label_smoothing):
-        from ...tensor import Tensor
-
-        n_classes, eps = x.shape[1], label_smoothing
-        shifted = x - x.max(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-            if target.dtype.kind == "f":
-                q, denominator = target_distribution(
-                    Tensor._make(target), weight, n_classes, ignore_index, eps, x.dtype
-                )
-                per_sample = -np.where(q.data != 0, q.data * logp, 0).sum(axis=1)
-            else:
-                at, valid, w_t = _at_targets(target, weight, ignore_index, x.dtype)
-                per_sample = -(1 - eps) * w_t * np.where(valid, logp[at], 0)
-                if eps:
-                    smooth = (logp if weight is None else logp * _class_column(weight, x)).sum(1)
-                    per_sample -= eps / n_classes * np.where(valid, smooth, 0)
-                denominator = float(w_t.sum())
-        ctx.denominator = denominator
+        logp = log_softmax_array(x, 1)
+        q = target_distribution(target, weight, x.shape[1], ignore_index, label_smoothing, x.dtype)
+        per_sample = np.zeros(x.shape[:1] + x.shape[2:], x.dtype)  # -sum_c q_c log p_c
+        with np.errstate(invalid="ignore"):  # 0 * -inf: a class of q_c = 0 adds exactly 0
+            if q.at is not None:
+                per_sample -= np.where(q.at_weight != 0, q.at_weight * logp[q.at], 0)
+            if q.dense is not None:
+                per_sample -= np.where(q.dense != 0, q.dense * logp, 0).sum(axis=1)
+        ctx.denominator = q.denominator
         ctx.save_for_backward(x, target, logp)
-        per_sample = per_sample.astype(x.dtype, copy=False)
         if reduction == "none":
             return per_sample
         total = per_sample.sum()
         with np.errstate(divide="ignore", invalid="ignore"):  # mean of nothing: NaN, as PyTorch
-            return np.asarray(total if reduction == "sum" else total / denominator, dtype=x.dtype)
+            return np.asarray(total if reduction == "sum" else total / q.denominator, x.dtype)
 
     @staticmethod
     def backward(ctx, grad_output):
         x, target, logp = ctx.saved_tensors
-        kw = ctx.kwargs
-        if kw["reduction"] == "none":
-            scale = grad_output.unsqueeze(1)  # (N, 1, d1, ...): one factor per sample
-        elif kw["reduction"] == "sum":
-            scale = grad_output
-        else:
-            scale = grad_output / ctx.denominator
-        if not is_grad_enabled() and target.dtype.kind != "f":
-            return _grad_class_indices(x, target, logp.data, scale.data, kw), None
         if is_grad_enabled():  # create_graph: log p as a function of x, for second order
             logp = LogSoftmax.apply(x, 1)
-        q, _ = target_distribution(
+        logp, target, grad_output = operands(logp, target, grad_output)
+        kw = ctx.kwargs
+        q = target_distribution(
             target, kw["weight"], x.shape[1], kw["ignore_index"], kw["label_smoothing"], x.dtype
         )
+        if kw["reduction"] == "none":
+            scale = _class_axis(grad_output)  # (N, 1, d1, ...): one factor per sample
+        else:
+            scale = grad_output if kw["reduction"] == "sum" else grad_output / ctx.denominator
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
-            grad_x = (logp.exp() * q.sum(dim=1, keepdim=True) - q) * scale
+            grad_x = exp(logp) * (q.total * scale)  # p * sum_c(q_c) * scale
+            if q.at is not None:  # - the one-hot part of q: one entry per sample
+                grad_x = _minus_at(grad_x, q.at, _class_axis(q.at_weight) * scale)
+            if q.dense is not None:
+                grad_x = isub(grad_x, q.dense * scale)
         if ctx.needs_input_grad[1]:
             eps, weight = kw["label_smoothing"], kw["weight"]
-            dq_dtarget = (1 - eps) * (1 if weight is None else _class_column(weight, x))
+            w_c = 1 if weight is None else _class_column(weight, x.ndim, x.dtype)
+            dq_dtarget = (1 - eps) * w_c
             grad_target = -logp * dq_dtarget * scale
         return grad_x, grad_target
 
 
-def _at_targets(target: np.ndarray, weight, ignore_index, dtype):
-    """For class indices (N, d1, ...): the index of each target's entry in an (N, C, d1, ...)
-    array, which targets count (not ignore_index), and their weights w_t (0 when ignored)."""
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    grids = np.ix_(*[np.arange(n) for n in target.shape])  # one index array per axis
-    at = (grids[0], safe) + tuple(grids[1:])
-    w_t = valid.astype(dtype) if weight is None else np.where(valid, weight[safe], 0).astype(dtype)
-    return at, valid, w_t
+def _minus_at(grad, at: tuple, values):
+    """grad minus `values` (N, 1, d1, ...) at the entries `at`, one per sample: on an array in
+    place at those entries only; on a Tensor through a one-hot mask (recorded)."""
+    if isinstance(grad, np.ndarray):
+        grad[at] -= values[:, 0]
+        return grad
+    onehot = np.zeros(grad.shape, grad.dtype)
+    onehot[at] = 1
+    return grad - onehot * values
 
 
-def _grad_class_indices(x, target, logp, scale, kw):
-    """The fast path of backward for class indices, on arrays: the same (p * sum(q) - q) *
-    scale, with q's one-hot part subtracted at the targets only, never built."""
-    from ...tensor import Tensor
-
-    n_classes, eps, weight = x.shape[1], kw["label_smoothing"], kw["weight"]
-    at, valid, w_t = _at_targets(target.data, weight, kw["ignore_index"], x.dtype)
-    per_sample = scale.reshape(scale.shape[:1] + scale.shape[2:]) if scale.ndim else scale
-    w_sum = n_classes if weight is None else weight.sum()
-    q_sum = (1 - eps) * w_t + valid * (eps / n_classes * w_sum)  # sum_c q_c, per sample
-    grad = np.exp(logp) * np.expand_dims(q_sum * per_sample, 1)
-    grad[at] -= (1 - eps) * w_t * per_sample  # the one-hot part of q: one entry per sample
-    if eps:
-        w_c = 1 if weight is None else _class_column(weight, x)
-        grad -= eps / n_classes * w_c * np.expand_dims(valid * per_sample, 1)
-    return Tensor._make(grad.astype(x.dtype, copy=False))
+def _class_axis(a):
+    """a (N, d1, ...) as (N, 1, d1, ...): one value per sample, broadcast along the classes."""
+    return a.reshape(a.shape[:1] + (1,) + a.shape[1:])
 
 
-def _class_column(weight: np.ndarray, x) -> np.ndarray:
-    """`weight` (C,) shaped to broadcast along the class axis 1 of x."""
-    return weight.astype(x.dtype, copy=False).reshape((1, -1) + (1,) * (x.ndim - 2))
+def _class_column(weight: np.ndarray, ndim: int, dtype) -> np.ndarray:
+    """`weight` (C,) shaped to broadcast along the class axis 1 of an (N, C, d1, ...) array of
+    `ndim` dimensions."""
+    return weight.astype(dtype, copy=False).reshape((1, -1) + (1,) * (ndim - 2))
+
+
+def cross_entropy_reference(x, target, weight=None, reduction="mean", ignore_index=-100, eps=0.0):
+    """PyTorch's own recipe (LossNLL.cpp) composed from primitives and the composed
+    log_softmax: (1 - eps) * nll_loss(logp) + eps / C * smooth_loss, each reduced with its
+    denominator. The test reference of `CrossEntropy` (autograd derives the gradient)."""
+    n_classes = x.shape[1]
+    logp = log_softmax_reference(x, 1)
+    class_shape = (1, n_classes) + (1,) * (x.ndim - 2)
+    w = np.ones(n_classes) if weight is None else weight
+    if target.dtype.kind == "f":
+        q = target * (1 - eps) + eps / n_classes
+        losses = -(logp * q * w.reshape(class_shape)).sum(dim=1)
+        if reduction == "none":
+            return losses
+        return losses.sum() if reduction == "sum" else losses.sum() / (x.numel() / n_classes)
+    t = target.data
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    onehot = np.expand_dims(safe, 1) == np.arange(n_classes).reshape(class_shape)
+    w_t = np.where(valid, w[safe], 0.0)
+    nll = -(logp * (onehot * np.expand_dims(w_t, 1))).sum(dim=1)
+    smooth = -(logp * w.reshape(class_shape)).sum(dim=1) * (valid * 1.0)
+    if reduction == "none":
+        return nll * (1 - eps) + smooth * (eps / n_classes)
+    if reduction == "sum":
+        return nll.sum() * (1 - eps) + smooth.sum() * (eps / n_classes)
+    return nll.sum() / w_t.sum() * (1 - eps) + smooth.sum() / w_t.sum() * (eps / n_classes)
 
 
 def cross_entropy(

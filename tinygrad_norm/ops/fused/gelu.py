@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from ..erf_numpy import erf
+from .xp import erf, exp_, iadd, imul, isub, operands, tanh_
 
 SQRT_HALF = 1 / math.sqrt(2)
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
@@ -28,11 +28,12 @@ class Gelu(Function):
         dy/dx = (1 + tanh(u)) / 2 + x/2 * (1 - tanh(u)^2) * du/dx,
         du/dx = sqrt(2/pi) (1 + 3 * 0.044715 x^2).
 
-    The chain rule then gives grad_x = grad_out * dy/dx. When the node is recorded, forward
-    computes dy/dx as an array while Phi(x) (or tanh(u)) is at hand, and saves it: backward
-    is then one multiplication. With `create_graph=True` backward recomputes dy/dx from the
-    saved input x with Tensor operations (Erf, Exp, Tanh), by the same `_dy_dx`, so it is
-    twice differentiable.
+    The chain rule then gives grad_x = grad_out * dy/dx. Phi(x) (or tanh(u)) and dy/dx are
+    written once, in `_phi_or_t` and `_dy_dx`, which run on arrays or on Tensors (see `xp.py`).
+    When the node is recorded, forward computes dy/dx on arrays while Phi(x) (or tanh(u)) is at
+    hand, and saves it: backward is then one multiplication. With `create_graph=True` backward
+    runs the same two functions on the saved input x as a Tensor (Erf, Exp, Tanh nodes), so it
+    is twice differentiable.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([0.0, 1.0], requires_grad=True)
@@ -49,80 +50,85 @@ class Gelu(Function):
     @staticmethod
     def forward(ctx, x, approximate):
         ctx.approximate = approximate
-        # NOTE: in place, through the one array that becomes tanh(u) (or Phi(x)). x is viewed
-        # as 1-D because NumPy turns a 0-d result into a scalar, which cannot be written into;
-        # integers are computed in float64, as by exp and the other elementwise ops.
+        # NOTE: x is viewed as 1-D because NumPy turns a 0-d result into a scalar, which cannot
+        # be written into; integers are computed in float64, as by exp and the other ops.
         flat = x.reshape(-1) if x.dtype.kind in "fc" else x.reshape(-1).astype(np.float64)
+        phi_or_t = _phi_or_t(flat, approximate)
         if approximate == "tanh":
-            phi_or_t = flat * flat
-            phi_or_t *= TANH_CUBIC
-            phi_or_t *= flat
-            phi_or_t += flat
-            phi_or_t *= SQRT_2_OVER_PI  # u = sqrt(2/pi) (x + 0.044715 x^3)
-            np.tanh(phi_or_t, out=phi_or_t)  # tanh(u)
             y = phi_or_t + 1
             y *= flat
             y *= 0.5  # x/2 (1 + tanh(u))
         else:
-            phi_or_t = erf(flat * SQRT_HALF)
-            phi_or_t += 1
-            phi_or_t *= 0.5  # Phi(x)
-            y = flat * phi_or_t
+            y = flat * phi_or_t  # x Phi(x)
         if ctx.needs_input_grad[0] and is_grad_enabled():
-            # NOTE: dy/dx now, in NumPy and in place, instead of a dozen Tensor ops in
-            # backward, whose temporaries piled up at the start of backward: the benchmark's
-            # medium GPT step went from 128 to 112 MB at its peak, and 3% faster.
-            ctx.save_for_backward(x, _dy_dx_array(flat, phi_or_t, approximate).reshape(x.shape))
+            # NOTE: dy/dx now, in place, instead of a dozen Tensor ops in backward, whose
+            # temporaries piled up at the start of backward: the benchmark's medium GPT step
+            # went from 128 to 112 MB at its peak, and 3% faster.
+            ctx.save_for_backward(x, _dy_dx(flat, phi_or_t, approximate).reshape(x.shape))
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, grad_output):
         x, dy_dx = ctx.saved_tensors
         if is_grad_enabled():  # create_graph: dy/dx as a function of x, for second order
-            if ctx.approximate == "tanh":
-                phi_or_t = ((x + TANH_CUBIC * x * x * x) * SQRT_2_OVER_PI).tanh()
-            else:
-                phi_or_t = ((x * SQRT_HALF).erf() + 1) * 0.5
-            dy_dx = _dy_dx(x, phi_or_t, ctx.approximate)
+            dy_dx = _dy_dx(x, _phi_or_t(x, ctx.approximate), ctx.approximate)
+        grad_output, dy_dx = operands(grad_output, dy_dx)
         return grad_output * dy_dx
 
 
-def _dy_dx_array(x: np.ndarray, phi_or_t: np.ndarray, approximate) -> np.ndarray:
-    """`_dy_dx` on arrays, in place (phi_or_t is used up)."""
+def _phi_or_t(x, approximate):
+    """Phi(x) = (1 + erf(x / sqrt(2))) / 2, or for "tanh" t = tanh(u) with
+    u = sqrt(2/pi) (x + 0.044715 x^3). x: an array (the result is a new array, computed in
+    place) or a Tensor (recorded)."""
     if approximate == "tanh":
-        t = phi_or_t
-        out = x * x  # x/2 * (1 - t^2) * du/dx, du/dx = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
-        out *= 3 * TANH_CUBIC
-        out += 1
-        out *= x
-        out *= 0.5 * SQRT_2_OVER_PI
-        one_minus_t2 = np.multiply(t, t)
-        np.subtract(1, one_minus_t2, out=one_minus_t2)
-        out *= one_minus_t2
-        t += 1
-        t *= 0.5
-        out += t  # + (1 + t) / 2
-        return out
-    pdf = x * x
-    pdf *= -0.5
-    np.exp(pdf, out=pdf)
-    pdf *= INV_SQRT_2PI
-    pdf *= x
-    pdf += phi_or_t  # Phi(x) + x * phi(x)
-    return pdf
+        u = x * x
+        u = imul(u, TANH_CUBIC)
+        u = imul(u, x)
+        u = iadd(u, x)
+        u = imul(u, SQRT_2_OVER_PI)  # u = sqrt(2/pi) (x + 0.044715 x^3)
+        return tanh_(u)
+    phi = erf(x * SQRT_HALF)
+    phi = iadd(phi, 1)
+    phi = imul(phi, 0.5)  # Phi(x) = (1 + erf(x / sqrt(2))) / 2
+    return phi
 
 
 def _dy_dx(x, phi_or_t, approximate):
-    """dy/dx from x and Phi(x) (or tanh(u)): NumPy arrays, or Tensors (recorded)."""
-    if approximate == "tanh":
+    """dy/dx from x and Phi(x) (or t = tanh(u)), for arrays (in place: phi_or_t is used up) or
+    Tensors (recorded):
+
+        "none":  Phi(x) + x * phi(x),         phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+        "tanh":  (1 + t) / 2 + x/2 * (1 - t^2) * du/dx,   du/dx = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+                 = (1 + t) / 2 * (1 + x du/dx (1 - t))     (1 - t^2 = (1 - t)(1 + t))
+    """
+    if approximate == "tanh":  # (1 + t)/2 + x/2 (1 - t)(1 + t) du/dx, (1 + t)/2 factored out
         t = phi_or_t
-        du_dx = (1 + 3 * TANH_CUBIC * x * x) * SQRT_2_OVER_PI
-        return (1 + t) * 0.5 + x * 0.5 * (1 - t * t) * du_dx
-    minus_half_x2 = x * x * -0.5
-    pdf = (
-        np.exp(minus_half_x2) if isinstance(x, np.ndarray) else minus_half_x2.exp()
-    ) * INV_SQRT_2PI
-    return phi_or_t + x * pdf
+        out = x * x
+        out = imul(out, 3 * TANH_CUBIC)
+        out = iadd(out, 1)
+        out = imul(out, x)
+        out = imul(out, SQRT_2_OVER_PI)  # x du/dx = sqrt(2/pi) x (1 + 3 * 0.044715 x^2)
+        out = isub(out, out * t)  # x du/dx (1 - t)
+        out = iadd(out, 1)
+        t = iadd(t, 1)
+        t = imul(t, 0.5)  # (1 + t) / 2
+        out = imul(out, t)
+        return out
+    pdf = x * x
+    pdf = imul(pdf, -0.5)
+    pdf = exp_(pdf)
+    pdf = imul(pdf, INV_SQRT_2PI)  # phi(x)
+    pdf = imul(pdf, x)  # x * phi(x)
+    pdf = iadd(pdf, phi_or_t)  # + Phi(x)
+    return pdf
+
+
+def gelu_reference(x, approximate="none"):
+    """GELU composed from primitives (autograd derives its gradient): the test reference."""
+    if approximate == "tanh":
+        u = (x + TANH_CUBIC * x * x * x) * SQRT_2_OVER_PI
+        return 0.5 * x * (1 + u.tanh())
+    return x * 0.5 * (1 + (x * SQRT_HALF).erf())
 
 
 def gelu(x, approximate="none"):

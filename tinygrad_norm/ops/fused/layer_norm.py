@@ -7,6 +7,7 @@ import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
+from .xp import imul, isub, multiply, operands
 
 
 class LayerNorm(Function):
@@ -37,10 +38,11 @@ class LayerNorm(Function):
        The first mean removes the part of g_x̂ that would shift every x̂ alike (x̂ always has
        mean 0); the second removes the part that would stretch x̂ (x̂ always has variance 1).
 
-    Forward saves x̂ and r as arrays, and backward uses them directly (the fast path). When
-    the backward itself is recorded (`create_graph=True`), x̂ and r must be functions of x for
-    the second derivative, so backward recomputes them from the saved input tensor x with
-    Tensor operations; the formula is the same.
+    The formulas are written once, `_normalize` for x̂ and r and `_grads` for the three
+    gradients, and run on arrays or on Tensors (see `xp.py`). Forward saves x̂ and r as arrays,
+    and backward uses them directly (the fast path). When the backward itself is recorded
+    (`create_graph=True`), x̂ and r must be functions of x for the second derivative, so
+    backward recomputes them from the saved input tensor x, by the same `_normalize`.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([[1.0, 3.0]], requires_grad=True)
@@ -59,13 +61,8 @@ class LayerNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, n_axes, eps):
-        axes = tuple(range(x.ndim - n_axes, x.ndim))
-        centered = x - x.mean(axis=axes, keepdims=True)
-        square = np.multiply(centered, centered)
-        rstd = 1 / np.sqrt(square.mean(axis=axes, keepdims=True) + eps)
-        del square
-        xhat = np.multiply(centered, rstd, out=centered)  # in place: centered is ours
-        ctx.axes, ctx.lead, ctx.eps = axes, tuple(range(x.ndim - n_axes)), eps
+        xhat, rstd = _normalize(x, n_axes, eps)
+        ctx.n_axes, ctx.eps = n_axes, eps
         ctx.save_for_backward(x, weight, xhat, rstd)
         if weight is None:
             return xhat if bias is None else xhat + bias  # xhat is saved: a new array
@@ -77,47 +74,33 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx, grad_output):
         x, weight, xhat, rstd = ctx.saved_tensors
-        needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
-        axes, lead = ctx.axes, ctx.lead
         if is_grad_enabled():  # create_graph: x̂ and r as functions of x, for second order
-            centered = x - x.mean(axes, keepdims=True)
-            rstd = ((centered * centered).mean(axes, keepdims=True) + ctx.eps).rsqrt()
-            xhat = centered * rstd
-        else:
-            # NOTE: nothing is recorded: NumPy calls instead of a dozen Tensor ops, each with
-            # its node overhead, and in place where the arrays are ours.
-            arrays = _arrays(grad_output, weight, xhat, rstd)
-            return _backward_arrays(*arrays, ctx.needs_input_grad[:3], len(axes))
-        grad_x = grad_w = grad_b = None
-        if needs_x:
-            g_xhat = grad_output if weight is None else grad_output * weight
-            grad_x = rstd * (
-                g_xhat
-                - g_xhat.mean(axes, keepdims=True)
-                - xhat * (g_xhat * xhat).mean(axes, keepdims=True)
-            )
-        if needs_w:
-            grad_w = _sum_leading(grad_output * xhat, lead)
-        if needs_b:
-            grad_b = _sum_leading(grad_output, lead)
-        return grad_x, grad_w, grad_b
+            xhat, rstd = _normalize(x, ctx.n_axes, ctx.eps)
+        grad_output, weight, xhat, rstd = operands(grad_output, weight, xhat, rstd)
+        return _grads(grad_output, weight, xhat, rstd, ctx.needs_input_grad[:3], ctx.n_axes)
 
 
-def _backward_arrays(grad_out, weight, xhat, rstd, needs: tuple, n_axes: int):
-    """`LayerNorm.backward` in NumPy: the same formulas on 2-D views.
+def _normalize(x, n_axes: int, eps: float):
+    """x̂ = (x - mean) * r and r = 1 / sqrt(var + eps) over the last `n_axes` axes (kept), for
+    an array (x̂ computed in place) or a Tensor (recorded)."""
+    axes = tuple(range(x.ndim - n_axes, x.ndim))
+    xhat = x - x.mean(axes, keepdims=True)  # centered, then scaled in place
+    rstd = ((xhat * xhat).mean(axes, keepdims=True) + eps) ** -0.5
+    xhat = imul(xhat, rstd)
+    return xhat, rstd
+
+
+def _grads(grad_out, weight, xhat, rstd, needs: tuple, n_axes: int):
+    """grad_x, grad_w, grad_b of `LayerNorm` on 2-D views, for arrays or Tensors.
 
     View every array as (N, D), D the number of normalized elements, and w as (D,). Then a
     mean over a row of a product with w is a matrix-vector product: mean(g_x̂) =
     (grad_out @ w) / D and mean(g_x̂ * x̂) = ((grad_out * x̂) @ w) / D, where grad_out * x̂ is
-    also what grad_w sums. Two (N, D) temporaries in all.
+    also what grad_w sums. On arrays, two (N, D) temporaries in all.
     """
     lead, norm_shape = xhat.shape[: xhat.ndim - n_axes], xhat.shape[xhat.ndim - n_axes :]
     N, D = math.prod(lead), math.prod(norm_shape)
     go, xh = grad_out.reshape(N, D), xhat.reshape(N, D)
-    w = None
-    if weight is not None:
-        full = weight if weight.shape == norm_shape else np.broadcast_to(weight, norm_shape)
-        w = full.reshape(D)
     grad_x = grad_w = grad_b = None
     if needs[2]:
         grad_b = go.sum(0).reshape(norm_shape)
@@ -127,27 +110,32 @@ def _backward_arrays(grad_out, weight, xhat, rstd, needs: tuple, n_axes: int):
     if needs[1]:
         grad_w = go_xhat.sum(0).reshape(norm_shape)
     if needs[0]:
-        if w is None:
+        if weight is None:
             mean_g, mean_gx = go.mean(1), go_xhat.mean(1)  # (N,)
-            grad_x = go - mean_g[:, None]
+            grad_x = go - mean_g.reshape(N, 1)  # g_x̂ - mean(g_x̂)
         else:
+            if weight.shape != norm_shape:  # a weight that broadcasts to the normalized shape
+                weight = weight * np.ones(norm_shape, weight.dtype)
+            w = weight.reshape(D)
             mean_g, mean_gx = go @ w / D, go_xhat @ w / D  # (N,)
-            grad_x = go * w
-            grad_x -= mean_g[:, None]
-        grad_x -= np.multiply(xh, mean_gx[:, None], out=go_xhat)  # go_xhat is used up
-        grad_x *= rstd.reshape(N, 1)
+            grad_x = go * w  # g_x̂
+            grad_x = isub(grad_x, mean_g.reshape(N, 1))
+        x_mean_gx = multiply(xh, mean_gx.reshape(N, 1), out=go_xhat)  # go_xhat is used up
+        grad_x = isub(grad_x, x_mean_gx)  # - x̂ mean(g_x̂ x̂)
+        grad_x = imul(grad_x, rstd.reshape(N, 1))
         grad_x = grad_x.reshape(xhat.shape)
     return grad_x, grad_w, grad_b
 
 
-def _sum_leading(t, lead: tuple):
-    """Sum over the leading (not normalized) axes: weight and bias were shared along them."""
-    return t.sum(lead) if lead else t
-
-
-def _arrays(*tensors):
-    """The arrays inside Tensors (None stays None): for a backward that records nothing."""
-    return tuple(None if t is None else t.data for t in tensors)
+def layer_norm_reference(x, weight=None, bias=None, n_axes=1, eps=1e-5):
+    """Layer normalization composed from primitives (mean, var, sqrt, ...: autograd derives the
+    gradient): the test reference of `LayerNorm`."""
+    dims = tuple(range(x.ndim - n_axes, x.ndim))
+    mean = x.mean(dim=dims, keepdim=True)
+    var = x.var(dim=dims, unbiased=False, keepdim=True)
+    y = (x - mean) / (var + eps).sqrt()
+    y = y if weight is None else y * weight
+    return y if bias is None else y + bias
 
 
 def layer_norm(x, weight=None, bias=None, n_axes=1, eps=1e-5):

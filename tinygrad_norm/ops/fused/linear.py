@@ -10,8 +10,7 @@ import math
 import numpy as np
 
 from ...autograd.engine import Function
-from ...autograd.grad_mode import is_grad_enabled
-from .layer_norm import _arrays
+from .xp import operands
 
 
 class Linear(Function):
@@ -48,11 +47,9 @@ class Linear(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, w = ctx.saved_tensors
-        if not is_grad_enabled():
-            # NOTE: nothing is recorded, so the formulas below run on the arrays themselves
-            # (they read the same for arrays and Tensors): no op overhead for the reshapes.
-            grad_output, x, w = _arrays(grad_output, x, w)
+        # NOTE: the formulas read the same for arrays and Tensors (see `xp.py`): on arrays
+        # when nothing is recorded, with no op overhead for the reshapes.
+        grad_output, x, w = operands(grad_output, *ctx.saved_tensors)
         needs_x, needs_w, needs_b = ctx.needs_input_grad
         x_shape = ctx.input_meta[0][0]
         g = _rows(grad_output)  # (N, m)
@@ -66,6 +63,13 @@ def _rows(a):
     """a (..., n) viewed as (N, n), N the product of the leading sizes. (reshape(-1, n) cannot
     tell N when n is 0: any N fits.)"""
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
+
+def linear_reference(x, w, b=None):
+    """x @ w + b composed from primitives (a view, a MatMul, a view back, an Add): the test
+    reference of `Linear` (autograd derives the gradient)."""
+    y = (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + (w.shape[1],))
+    return y if b is None else y + b
 
 
 def linear(x, w, b=None):

@@ -1,15 +1,17 @@
-"""Softmax and LogSoftmax as single nodes, each with its analytic backward.
+"""Softmax and LogSoftmax as single nodes, each with its analytic backward, their composed
+references, and the masked ("safe") softmax of attention.
 
-Composed from primitives (`softmax_composed` in `ops/composite.py`) softmax is five nodes:
-a subtraction, an Exp, a Sum, a Div, and autograd walks back through all of them. Here it is
-one node whose backward is one line, derived below; the test suite checks that both give the
-same values and gradients.
+Composed from primitives (`softmax_reference` below) softmax is five nodes: a subtraction, an
+Exp, a Sum, a Div, and autograd walks back through all of them. Here it is one node whose
+backward is one line, derived below; the test suite checks that both give the same values and
+gradients.
 """
 
 import numpy as np
 
 from ...autograd.engine import Function
 from ..composite import normalize_dims
+from .xp import data, exp, exp_, masked_fill_, max_shifted, operands
 
 
 def _axis(x: np.ndarray, dim) -> int | None:
@@ -19,17 +21,6 @@ def _axis(x: np.ndarray, dim) -> int | None:
         return None
     (axis,) = normalize_dims("softmax", dim, x.ndim)
     return axis
-
-
-def _shifted(x: np.ndarray, axis) -> np.ndarray:
-    """x - max(x) along `axis`: the largest entry becomes 0, so exp never overflows.
-
-    NOTE: a slice whose entries are all -inf has no distribution (its mass would be nowhere);
-    it gives NaN, as in PyTorch. An empty x has nothing to shift (and np.max of nothing raises).
-    """
-    if x.size == 0:
-        return x.copy()
-    return x - np.max(x, axis=axis, keepdims=True)
 
 
 class Softmax(Function):
@@ -69,7 +60,7 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        y = np.exp(_shifted(x, axis))
+        y = np.exp(max_shifted(x, axis))
         y /= y.sum(axis=axis, keepdims=True)  # in place: one array fewer
         ctx.axis = axis
         ctx.save_for_backward(y)
@@ -77,8 +68,8 @@ class Softmax(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (y,) = ctx.saved_tensors
-        return y * (grad_output - (grad_output * y).sum(dim=ctx.axis, keepdim=True))
+        y, grad_output = operands(*ctx.saved_tensors, grad_output)
+        return y * (grad_output - (grad_output * y).sum(ctx.axis, keepdims=True))
 
 
 class LogSoftmax(Function):
@@ -108,17 +99,73 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        y = _shifted(x, axis)
-        with np.errstate(divide="ignore"):  # log(0) = -inf only when the whole slice is -inf
-            y -= np.log(np.exp(y).sum(axis=axis, keepdims=True))  # in place: one array fewer
+        y = log_softmax_array(x, axis)
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
 
     @staticmethod
     def backward(ctx, grad_output):
-        (y,) = ctx.saved_tensors
-        return grad_output - y.exp() * grad_output.sum(dim=ctx.axis, keepdim=True)
+        y, grad_output = operands(*ctx.saved_tensors, grad_output)
+        return grad_output - exp(y) * grad_output.sum(ctx.axis, keepdims=True)
+
+
+def log_softmax_array(x: np.ndarray, axis) -> np.ndarray:
+    """log_softmax of an array along `axis`: (x - m) - log(sum exp(x - m)), m the maximum."""
+    y = max_shifted(x, axis)
+    with np.errstate(divide="ignore"):  # log(0) = -inf only when the whole slice is -inf
+        y -= np.log(np.exp(y).sum(axis=axis, keepdims=True))  # in place: one array fewer
+    return y
+
+
+def safe_softmax(scores, allowed=None):
+    """softmax along the last axis over the keys a query is `allowed` to attend to, and all
+    zeros for a query allowed no key (PyTorch's "safe softmax": plain softmax of a row of only
+    -inf is 0/0 = NaN, and so is its gradient).
+
+    scores (..., L, S): an array, which becomes the weights (in place), or a Tensor (the
+    fused Softmax and masked fills, recorded: a masked score gets gradient 0). allowed: bool,
+    broadcasting to scores, True where query i may attend to key j; None when the masked scores
+    are already -inf (a row of only -inf is then a query allowed nothing).
+
+    >>> safe_softmax(np.array([[0.0, 0.0], [5.0, 1.0]]), np.array([[True, True], [False, False]]))
+    array([[0.5, 0.5],
+           [0. , 0. ]])
+    """
+    if allowed is None:
+        nowhere = np.all(data(scores) == -np.inf, axis=-1, keepdims=True)
+    else:
+        scores = masked_fill_(scores, ~allowed, -np.inf)
+        nowhere = ~allowed.any(axis=-1, keepdims=True)  # (..., L, 1): queries with no key
+    any_nowhere = nowhere.any()
+    if any_nowhere:  # 0 instead of -inf, so that the maximum shift does not give NaN
+        scores = masked_fill_(scores, nowhere, 0.0)
+    if isinstance(scores, np.ndarray):
+        weights = exp_(max_shifted(scores, -1, out=scores))
+        weights /= weights.sum(-1, keepdims=True)
+    else:
+        weights = Softmax.apply(scores, -1)
+    return masked_fill_(weights, nowhere, 0.0) if any_nowhere else weights
+
+
+# --- the references: the same maths composed from primitives, derived by autograd ---------------
+def softmax_reference(x, dim):
+    """softmax(x)_i = exp(x_i - m) / sum_j exp(x_j - m), m = max_j x_j, from primitives.
+
+    Five nodes (Sub, Exp, Sum, Div and their gradients derived by autograd); the fused
+    `Softmax` does the same in one node, and the tests check that both agree. The shift by the
+    maximum is a constant (its gradient contributions cancel).
+    """
+    axis = _axis(x.data, dim)
+    e = max_shifted(x, axis).exp()
+    return e / e.sum(axis, keepdims=True)
+
+
+def log_softmax_reference(x, dim):
+    """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)), from primitives."""
+    axis = _axis(x.data, dim)
+    shifted = max_shifted(x, axis)
+    return shifted - shifted.exp().sum(axis, keepdims=True).log()
 
 
 def softmax(x, dim):

@@ -18,13 +18,15 @@ glibc's malloc is tuned (`tg.utils.tune_malloc`) for every system alike, untuned
 (`--malloc`; each way runs in its own process, since tuning cannot be undone).
 
     python -m tinygrad_norm bench [--sizes tiny,small,medium] [--steps 20] [--alone]
-    python -m benchmarks.gpt_step ...     (the same, from the repository root)
+    python -m tinygrad_norm.bench.gpt_step ...     (the same)
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -33,16 +35,13 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import tinygrad_norm as tg
 
-from benchmarks.numpy_gpt import AdamW, NumpyGPT, init_params  # noqa: E402
-from tinygrad_norm.utils import blas_threads  # noqa: E402
+from ..utils import blas_threads, tune_malloc
+from .numpy_gpt import AdamW, NumpyGPT, init_params
 
 # name: (vocab, T, B, d_model, n_layer, n_head)
 SIZES = {
@@ -51,12 +50,11 @@ SIZES = {
     "medium": (256, 128, 8, 256, 4, 8),
 }
 SYSTEMS = ("tinygrad", "numpy", "torch")
+WORKER = "tinygrad_norm.bench.gpt_step"  # a child process runs this module (`--alone`)
 LR, WEIGHT_DECAY = 1e-3, 1e-2
 
 
 def has_torch() -> bool:
-    import importlib.util
-
     return importlib.util.find_spec("torch") is not None
 
 
@@ -71,8 +69,6 @@ def make_problem(size: str, seed: int = 0):
 
 
 def make_tinygrad(size, params, idx, targets):
-    import tinygrad_norm as tg
-
     vocab, T, B, d, n_layer, n_head = SIZES[size]
     config = tg.models.GPTConfig(
         vocab_size=vocab, n_ctx=T, d_model=d, n_layer=n_layer, n_head=n_head, dropout=0.0
@@ -108,7 +104,8 @@ def make_numpy(size, params, idx, targets):
 def make_torch(size, params, idx, targets):
     import torch
 
-    from benchmarks.torch_gpt import TorchGPT
+    # NOTE: the PyTorch GPT's module imports torch (optional), so it is loaded only here
+    TorchGPT = importlib.import_module(".torch_gpt", __package__).TorchGPT
 
     vocab, T, B, d, n_layer, n_head = SIZES[size]
     torch.set_num_threads(blas_threads())
@@ -176,10 +173,10 @@ def measure(size: str, systems, n_steps: int, warmup: int, memory: bool = True) 
 
 def measure_alone(system, size, n_steps: int, warmup: int, malloc: str, threads: int) -> dict:
     """Run one system in a fresh process; its median ms per step."""
-    command = [sys.executable, "-m", "benchmarks.gpt_step", "--worker", system, "--sizes", size,
+    command = [sys.executable, "-m", WORKER, "--worker", system, "--sizes", size,
                "--steps", str(n_steps), "--warmup", str(warmup), "--malloc", malloc,
                "--threads", str(threads)]  # fmt: skip
-    out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -292,13 +289,11 @@ def run(args) -> int:
     if args.malloc == "both":  # each way in a fresh process: tuning cannot be undone
         status = 0
         for malloc in ("default", "tuned"):
-            command = [sys.executable, "-m", "benchmarks.gpt_step", *_forward(args)]
+            command = [sys.executable, "-m", WORKER, *_forward(args)]
             command += ["--malloc", malloc]
-            status |= subprocess.run(command, cwd=ROOT).returncode
+            status |= subprocess.run(command).returncode
         return status
     if args.malloc == "tuned":
-        from tinygrad_norm.utils import tune_malloc
-
         tune_malloc()
     blas_threads(set_to=args.threads)
     if args.worker:  # one system alone, in this (fresh) process: print its result as JSON
@@ -338,7 +333,7 @@ def _forward(args) -> list:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.gpt_step", description=__doc__)
+    parser = argparse.ArgumentParser(prog=f"python -m {WORKER}", description=__doc__)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 
