@@ -138,3 +138,12 @@ def test_lstm_language_model_in_float32(tmp_path):
     )
     assert expected["grad_fc.weight"].dtype == actual["grad_fc.weight"].dtype == np.float32
     assert_same_results(expected, actual, rtol=2e-5)
+
+
+def test_gpt_from_scratch_heads_estimate_loss_in_float32(tmp_path):
+    """The lecture's script as written: float32, module-level code, torch.zeros filled with
+    loss.item(), f-strings of 0-d tensors; equal to float32 rounding."""
+    expected = run_under_torch("gpt_dev.py", tmp_path)
+    actual = run_under_tinygrad_norm("gpt_dev.py", tmp_path)
+    assert expected["grad_blocks.1.sa.heads.3.key.weight"].dtype == np.float32
+    assert_same_results(expected, actual, rtol=2e-5)
