@@ -43,6 +43,7 @@ from .ops.elementwise import (
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
 from .tensor_methods.compat import CompatMethods, to_arguments
+from .tensor_methods.course import CourseMethods
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
 from .tensor_methods.movement import MovementMethods
@@ -63,6 +64,7 @@ class Tensor(
     MathMethods,
     ShapeMethods,
     CompatMethods,
+    CourseMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
