@@ -73,6 +73,7 @@ def test_makemore_bigram_mlp_batchnorm_wavenet(tmp_path):
     expected = run_under_torch("makemore_names.py", tmp_path)
     actual = run_under_tinygrad_norm("makemore_names.py", tmp_path)
     assert {"bigram_losses", "mlp_grad_net.2.weight", "wavenet_samples"} <= set(expected)
+    assert {"ninja_grad_C", "ninja_grad_bngain"} <= set(expected)  # the hand-derived backward
     assert_same_results(expected, actual, rtol=1e-9)
 
 

@@ -1,7 +1,7 @@
 """A course-style PyTorch program: a small CNN that classifies generated 16x16 images of
 horizontal bars, vertical bars and diagonals (a stand-in for MNIST that needs no download).
 
-Conv2d, BatchNorm2d, ReLU, MaxPool2d, Flatten, Dropout, Linear in an nn.Sequential; a
+Conv2d, BatchNorm2d, ReLU, MaxPool2d, Dropout2d, Flatten, Dropout, Linear in nn.Sequentials; a
 TensorDataset; SGD with momentum and weight decay and a StepLR schedule; evaluation under
 model.eval() and torch.no_grad(); predictions by argmax.
 
@@ -45,6 +45,7 @@ class Net(nn.Module):
             nn.BatchNorm2d(4),
             nn.ReLU(inplace=True),
             nn.MaxPool2d(2),  # (B, 4, 8, 8)
+            nn.Dropout2d(p=dropout),  # whole feature maps
             nn.Conv2d(4, 8, kernel_size=3, padding=1),  # (B, 8, 8, 8)
             nn.BatchNorm2d(8),
             nn.ReLU(inplace=True),

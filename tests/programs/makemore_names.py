@@ -181,6 +181,102 @@ def bigram_neural(words, stoi, W, steps, results):
     results["bigram_losses"] = np.array(losses)
 
 
+def cmp(s, dt, t):
+    """The lecture's check of a hand-derived gradient against autograd's."""
+    ex = torch.all(dt == t.grad).item()
+    app = torch.allclose(dt, t.grad)
+    maxdiff = (dt - t.grad).abs().max().item()
+    print(f"{s:15s} | exact: {str(ex):5s} | approximate: {str(app):5s} | maxdiff: {maxdiff}")
+    torch.testing.assert_close(dt, t.grad)
+
+
+def backprop_ninja(Xtr, Ytr, params, rng, results):
+    """One MLP step with every gradient derived by hand (makemore part 4), checked against
+    loss.backward(); the hand-derived gradients are saved too."""
+    C, W1, b1, W2, b2, bngain, bnbias = params
+    n = 32
+    ix = torch.from_numpy(rng.integers(0, Xtr.shape[0], size=n))
+    Xb, Yb = Xtr[ix], Ytr[ix]
+    # forward pass, chunked into smaller steps that are possible to backward one at a time
+    emb = C[Xb]  # embed the characters into vectors
+    embcat = emb.view(emb.shape[0], -1)  # concatenate the vectors
+    hprebn = embcat @ W1 + b1  # hidden layer pre-activation
+    bnmeani = 1 / n * hprebn.sum(0, keepdim=True)
+    bndiff = hprebn - bnmeani
+    bndiff2 = bndiff**2
+    bnvar = 1 / (n - 1) * (bndiff2).sum(0, keepdim=True)  # Bessel's correction
+    bnvar_inv = (bnvar + 1e-5) ** -0.5
+    bnraw = bndiff * bnvar_inv
+    hpreact = bngain * bnraw + bnbias
+    h = torch.tanh(hpreact)  # hidden layer
+    logits = h @ W2 + b2  # output layer
+    logit_maxes = logits.max(1, keepdim=True).values
+    norm_logits = logits - logit_maxes  # subtract max for numerical stability
+    counts = norm_logits.exp()
+    counts_sum = counts.sum(1, keepdims=True)
+    counts_sum_inv = counts_sum**-1
+    probs = counts * counts_sum_inv
+    logprobs = probs.log()
+    loss = -logprobs[range(n), Yb].mean()
+    for p in params:
+        p.grad = None
+    for t in [logprobs, probs, counts, counts_sum, counts_sum_inv, norm_logits, logit_maxes,
+              logits, h, hpreact, bnraw, bnvar_inv, bnvar, bndiff2, bndiff, hprebn, bnmeani,
+              embcat, emb]:  # fmt: skip
+        t.retain_grad()
+    loss.backward()
+
+    with torch.no_grad():  # the manual backward builds no graph
+        dlogprobs = torch.zeros_like(logprobs)
+        dlogprobs[range(n), Yb] = -1.0 / n
+        dprobs = (1.0 / probs) * dlogprobs
+        dcounts_sum_inv = (counts * dprobs).sum(1, keepdim=True)
+        dcounts = counts_sum_inv * dprobs
+        dcounts_sum = (-(counts_sum**-2)) * dcounts_sum_inv
+        dcounts += torch.ones_like(counts) * dcounts_sum
+        dnorm_logits = counts * dcounts
+        dlogits = dnorm_logits.clone()
+        dlogit_maxes = (-dnorm_logits).sum(1, keepdim=True)
+        dlogits += F.one_hot(logits.max(1).indices, num_classes=logits.shape[1]) * dlogit_maxes
+        dh = dlogits @ W2.T
+        dW2 = h.T @ dlogits
+        db2 = dlogits.sum(0)
+        dhpreact = (1.0 - h**2) * dh
+        dbngain = (bnraw * dhpreact).sum(0, keepdim=True)
+        dbnraw = bngain * dhpreact
+        dbnbias = dhpreact.sum(0, keepdim=True)
+        dbndiff = bnvar_inv * dbnraw
+        dbnvar_inv = (bndiff * dbnraw).sum(0, keepdim=True)
+        dbnvar = (-0.5 * (bnvar + 1e-5) ** -1.5) * dbnvar_inv
+        dbndiff2 = (1.0 / (n - 1)) * torch.ones_like(bndiff2) * dbnvar
+        dbndiff += (2 * bndiff) * dbndiff2
+        dhprebn = dbndiff.clone()
+        dbnmeani = (-dbndiff).sum(0)
+        dhprebn += 1.0 / n * (torch.ones_like(hprebn) * dbnmeani)
+        dembcat = dhprebn @ W1.t()
+        dW1 = embcat.t() @ dhprebn
+        db1 = dhprebn.sum(0)
+        demb = dembcat.view(emb.shape)
+        dC = torch.zeros_like(C)
+        for k in range(Xb.shape[0]):
+            for j in range(Xb.shape[1]):
+                ix = Xb[k, j]
+                dC[ix] += demb[k, j]
+
+    cmp("logprobs", dlogprobs, logprobs)
+    cmp("counts_sum_inv", dcounts_sum_inv, counts_sum_inv)
+    cmp("logit_maxes", dlogit_maxes, logit_maxes)
+    cmp("logits", dlogits, logits)
+    cmp("bnvar_inv", dbnvar_inv, bnvar_inv)
+    cmp("hprebn", dhprebn, hprebn)
+    cmp("emb", demb, emb)
+    for name, d, p in (("C", dC, C), ("W1", dW1, W1), ("b1", db1, b1), ("W2", dW2, W2),
+                       ("b2", db2, b2), ("bngain", dbngain, bngain), ("bnbias", dbnbias, bnbias)):  # fmt: skip
+        cmp(name, d, p)
+        results[f"ninja_grad_{name}"] = d.numpy()
+    results["ninja_loss"] = loss.item()
+
+
 def train(name, model, Xtr, Ytr, steps, batch_size, rng, results):
     losses = []
     for i in range(steps):
@@ -268,9 +364,28 @@ def main():
           f"wavenet {sum(p.numel() for p in wavenet.parameters())}")  # fmt: skip
 
     results = {}
+    g = np.random.default_rng(7)  # the backprop-ninja MLP's weights, from NumPy
+    C = torch.tensor(g.standard_normal((vocab_size, 6)))
+    W1 = torch.tensor(g.standard_normal((3 * 6, 32)) * (5 / 3) / (3 * 6) ** 0.5)
+    b1 = torch.tensor(g.standard_normal(32) * 0.1)
+    W2 = torch.tensor(g.standard_normal((32, vocab_size)) * 0.1)
+    b2 = torch.tensor(g.standard_normal(vocab_size) * 0.1)
+    bngain = torch.tensor(g.standard_normal((1, 32)) * 0.1 + 1.0)
+    bnbias = torch.tensor(g.standard_normal((1, 32)) * 0.1)
+    params = [C, W1, b1, W2, b2, bngain, bnbias]
+    for p in params:
+        p.requires_grad = True
     bigram_counts(words, stoi, itos, rng, results)
     bigram_neural(words, stoi, W, args.steps, results)
 
+    Xtr, Ytr = build_dataset(words[:n1], stoi, 3)
+    backprop_ninja(
+        Xtr,
+        Ytr,
+        [p.to(torch.get_default_dtype()).detach().requires_grad_() for p in params],
+        rng,
+        results,
+    )
     for name, model, block_size in (("mlp", mlp, 3), ("wavenet", wavenet, 8)):
         Xtr, Ytr = build_dataset(words[:n1], stoi, block_size)
         Xdev, Ydev = build_dataset(words[n1:], stoi, block_size)
