@@ -148,3 +148,26 @@ def test_gpt_from_scratch_heads_estimate_loss_in_float32(tmp_path):
     actual = run_under_tinygrad_norm("gpt_dev.py", tmp_path)
     assert expected["grad_blocks.1.sa.heads.3.key.weight"].dtype == np.float32
     assert_same_results(expected, actual, rtol=2e-5)
+
+
+def test_run_names_the_missing_torch_x_and_the_line_that_uses_it(tmp_path):
+    """torch.distributions (policy-gradient and sampling code) is not in tinygrad_norm: run
+    shows the traceback, then one line naming the script line and torch.distributions."""
+    script = tmp_path / "policy.py"
+    script.write_text(
+        "import torch\n"
+        "from torch.nn import functional as F\n"
+        "\n"
+        "probs = F.softmax(torch.randn(2, 5), dim=-1)\n"
+        "action = torch.distributions.Categorical(probs=probs).sample()\n"
+    )
+    result = python("-m", "tinygrad_norm", "run", script)
+    assert result.returncode == 1
+    assert (
+        "AttributeError: tinygrad_norm does not implement torch.distributions yet" in result.stderr
+    )
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"run: {script}, line 5, uses torch.distributions, which tinygrad_norm does not "
+        "implement yet"
+    )
