@@ -61,6 +61,11 @@ class device:  # noqa: N801 - PyTorch's name, as tg.device
         return (device, (self.type, self.index))
 
 
+class NoDeviceError(RuntimeError, AssertionError):
+    """Putting a tensor on a GPU. PyTorch without CUDA raises AssertionError ("Torch not
+    compiled with CUDA enabled") or RuntimeError, so this is both: code catching either works."""
+
+
 KNOWN_TYPES = ("cpu", "cuda", "mps", "xpu", "meta", "hip", "xla", "mkldnn", "vulkan", "ipu")
 CPU = device("cpu")
 
@@ -75,7 +80,7 @@ def check(op: str, where) -> None:
         )
     where = device(where)
     if where.type != "cpu":
-        raise RuntimeError(
+        raise NoDeviceError(
             f"{op}: tinygrad_norm runs on the CPU (its tensors are NumPy arrays), so there is no "
             f"{str(where)!r} device here; use device='cpu', or pick it the way course code does: "
             "device = 'cuda' if torch.cuda.is_available() else 'cpu' (is_available() is False)"

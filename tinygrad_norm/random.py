@@ -137,7 +137,8 @@ def draw_multinomial(weights: np.ndarray, num_samples, replacement: bool, rng) -
 
     With replacement: each draw is the first category whose cumulative share passes a uniform
     number u in [0, 1). Without: Efraimidis-Spirakis: the categories with the largest w / e,
-    e ~ Exp(1), in that order, are a draw one by one without replacement (PyTorch's method).
+    e ~ Exp(1), in that order, are a draw one by one without replacement (PyTorch's method;
+    as there, once the non-zero categories are used up, zero-weight ones follow).
     """
     op = "multinomial"
     if weights.dtype.kind != "f":
@@ -162,11 +163,6 @@ def draw_multinomial(weights: np.ndarray, num_samples, replacement: bool, rng) -
             raise RuntimeError(
                 f"{op}: cannot draw {num_samples} samples from {categories} categories without "
                 "replacement; pass replacement=True or ask for fewer"
-            )
-        if np.any((rows > 0).sum(axis=1) < num_samples):
-            raise RuntimeError(
-                f"{op}: a row has fewer than num_samples = {num_samples} categories of non-zero "
-                "weight, so it cannot be drawn without replacement"
             )
         keys = rows / rng.standard_exponential(rows.shape)
         samples = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]

@@ -142,7 +142,7 @@ def _like(op: str, input, dtype, device) -> np.ndarray:  # noqa: A002
     x = as_tensor(input).data
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
     if out_dtype.kind != "f":
-        raise RuntimeError(
+        raise NotImplementedError(  # PyTorch's class for this mistake
             f"{op}: draws real numbers, so it needs a floating dtype, got {out_dtype}; "
             f"pass dtype=tg.float32 (or use tg.randint_like for integers)"
         )

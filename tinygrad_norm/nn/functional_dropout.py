@@ -8,6 +8,8 @@ generator, is the identity when `training=False` or p = 0, and is differentiable
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..ops.composite import as_tensor
@@ -28,6 +30,14 @@ def _channel_dropout(op: str, input, p, training, generator, dims: tuple) -> Ten
     survivors scaled by 1 / (1 - p)."""
     x = as_tensor(input)
     _check_p(op, p)
+    if x.ndim == 2 and dims == (3, 4):  # PyTorch warns and drops single elements
+        warnings.warn(
+            "dropout2d: a 2-D input has no spatial axes, so each element is its own channel: "
+            "this is F.dropout (use that instead; PyTorch will make this an error)",
+            UserWarning,
+            stacklevel=3,
+        )
+        dims = (2, 2)  # batched (N, C): one mask entry per element
     if x.ndim not in dims:
         raise RuntimeError(
             f"{op}: expected a {' or '.join(f'{d}D' for d in dims)} input (N, C, ...) or "
