@@ -89,7 +89,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's na
     x = _as_tensor(input).data
     if x.dtype.kind != "f":
         raise RuntimeError(f"histc: input must be floating point, got {x.dtype}")
-    low, high = (min, max) if min != max else (x.min(initial=0), x.max(initial=0))
+    low, high = (min, max) if min != max or x.size == 0 else (x.min(), x.max())
     if low == high:  # all values equal: PyTorch widens the range by 1 on each side
         low, high = low - 1, high + 1
     hist, _ = np.histogram(x, bins, range=(float(low), float(high)))
