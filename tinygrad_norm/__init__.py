@@ -20,6 +20,7 @@ from .autograd.grad_mode import (
 from .broadcast import ShapeError
 from .creation import (
     arange,
+    as_tensor,
     empty,
     empty_like,
     eye,
@@ -204,7 +205,6 @@ from .habits import (
     all,
     any,
     are_deterministic_algorithms_enabled,
-    as_tensor,
     bincount,
     compile,
     get_float32_matmul_precision,

@@ -1,4 +1,4 @@
-"""Small PyTorch functions course code calls: `is_tensor`, `numel`, `all`, `any`, `as_tensor`,
+"""Small PyTorch functions course code calls: `is_tensor`, `numel`, `all`, `any`,
 the counting functions `histogram`, `histc`, `bincount`, the thread settings, and the
 switches that mean nothing on a NumPy CPU framework (`compile`, `set_float32_matmul_precision`,
 `use_deterministic_algorithms`), accepted so the code runs.
@@ -18,8 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import utils
-from .devices import check as check_device
-from .ops.composite import as_tensor as _as_tensor
+from .creation import as_tensor as _as_tensor
 from .tensor import Tensor
 
 _noted = set()
@@ -42,17 +41,6 @@ def numel(input) -> int:  # noqa: A002 - PyTorch's name
 
 def is_floating_point(input) -> bool:  # noqa: A002
     return _as_tensor(input).data.dtype.kind == "f"
-
-
-def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """`data` as a Tensor, sharing memory when it already is one (or a NumPy array) of the
-    requested dtype; otherwise a copy."""
-    check_device("as_tensor", device)
-    if isinstance(data, Tensor):
-        return data if dtype is None else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype):
-        return Tensor._make(data)
-    return Tensor(data, dtype=dtype)
 
 
 def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001 - PyTorch's name

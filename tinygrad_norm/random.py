@@ -20,7 +20,6 @@ import json
 
 import numpy as np
 
-from .autograd import engine
 from .devices import CPU, check
 
 
@@ -71,7 +70,11 @@ class Generator:
     def get_state(self):
         """The state as a uint8 tensor (the bit generator's state, JSON-encoded)."""
         text = json.dumps(self.numpy.bit_generator.state)
-        return engine.Tensor._make(np.frombuffer(text.encode(), dtype=np.uint8).copy())
+        return self._wrap(np.frombuffer(text.encode(), dtype=np.uint8).copy())
+
+    # NOTE: the state is returned as a Tensor, but this module cannot import tensor.py (which
+    # imports it): sampling.py, which imports both, sets `_wrap` to `Tensor._make`.
+    _wrap = staticmethod(np.asarray)
 
     def set_state(self, state) -> Generator:
         """Go back to a state that `get_state()` returned."""

@@ -17,10 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from .creation import as_tensor
 from .devices import check as check_device
-from .ops.composite import as_tensor
-from .random import draw_multinomial, numpy_generator
+from .random import Generator, draw_multinomial, numpy_generator
 from .tensor import Tensor
+
+Generator._wrap = staticmethod(Tensor._make)  # get_state() returns a uint8 Tensor (random.py)
 
 
 def _new(array: np.ndarray, requires_grad: bool = False) -> Tensor:

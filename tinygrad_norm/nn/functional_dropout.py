@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..ops.composite import as_tensor
+from ..creation import as_tensor
 from ..random import numpy_generator
 from ..tensor import Tensor
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import composite as C
+from ...ops.shape import cat
 from ...tensor import Tensor
 
 
@@ -17,7 +17,7 @@ def parameters_to_vector(parameters) -> Tensor:
     >>> parameters_to_vector([tg.ones(2, 2), tg.zeros(1)])
     tensor([1., 1., 1., 1., 0.])
     """
-    return C.cat([p.reshape(-1) for p in parameters], 0)
+    return cat([p.reshape(-1) for p in parameters], 0)
 
 
 def vector_to_parameters(vec, parameters) -> None:

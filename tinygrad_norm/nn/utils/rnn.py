@@ -3,8 +3,8 @@ padded tensor (the shape an RNN or a masked attention takes)."""
 
 from __future__ import annotations
 
-from ...creation import full
-from ...ops import composite as C
+from ...creation import as_tensor, full
+from ...ops.shape import cat, stack
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
@@ -17,7 +17,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     tensor([[1, 2, 3],
             [4, 0, 0]])
     """
-    sequences = [C.as_tensor(s) for s in sequences]
+    sequences = [as_tensor(s) for s in sequences]
     if not sequences:
         raise RuntimeError("pad_sequence: received an empty list of sequences")
     if padding_side not in ("right", "left"):
@@ -36,6 +36,6 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         missing = longest - len(s)
         if missing:
             pad = full((missing, *trailing), padding_value, dtype=s.data.dtype)
-            s = C.cat([s, pad] if padding_side == "right" else [pad, s], 0)
+            s = cat([s, pad] if padding_side == "right" else [pad, s], 0)
         padded.append(s)
-    return C.stack(padded, 0 if batch_first else 1)
+    return stack(padded, 0 if batch_first else 1)
