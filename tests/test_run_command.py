@@ -41,6 +41,9 @@ def test_install_as_torch_resolves_every_torch_path():
         from torch.nn.utils.rnn import pad_sequence
         from torch.nn.parallel import DistributedDataParallel as DDP
         import torch.optim
+        from torch.optim.lr_scheduler import StepLR
+        from torch.utils.data import DataLoader, TensorDataset
+        import torch.utils.data
         import torch.autograd
         import torch.backends.cudnn
         from torch.cuda.amp import GradScaler
@@ -49,6 +52,10 @@ def test_install_as_torch_resolves_every_torch_path():
         import torch.distributed as dist
         assert torch is tg and nn is tg.nn and F is tg.nn.functional is functional
         assert torch.backends.cudnn is tg.backends.cudnn and dist is tg.distributed
+        assert torch.utils.data.DataLoader is DataLoader is tg.utils.data.DataLoader
+        loader = DataLoader(TensorDataset(torch.arange(6)), batch_size=4, shuffle=True,
+                            generator=torch.Generator().manual_seed(0))
+        assert [len(b[0]) for b in loader] == [4, 2]
         assert torch.cuda.is_available() is False
         torch.backends.cuda.matmul.allow_tf32 = True
         x = torch.ones(2, 3, device="cpu")
