@@ -523,3 +523,10 @@ def test_module_cpu_and_cuda():
     assert model.weight.dtype == tg.float64
     with pytest.raises(RuntimeError, match="runs on the CPU"):
         model.cuda()
+
+
+def test_default_device():
+    tg.set_default_device("cpu")
+    assert tg.get_default_device() == tg.device("cpu")
+    with pytest.raises(RuntimeError, match="runs on the CPU"):
+        tg.set_default_device("cuda")

@@ -374,3 +374,22 @@ def test_dropout_modules_and_generator_keyword_of_f_dropout():
     y = F.dropout(tg.ones(10000), 0.25, generator=gen())
     assert abs((y.numpy() == 0).mean() - 0.25) < 0.03
     assert isinstance(nn.Dropout(0.1), nn.Module)
+
+
+INIT_CALLS = {
+    "uniform_": lambda w, g: nn.init.uniform_(w, -1, 1, generator=g),
+    "normal_": lambda w, g: nn.init.normal_(w, 0, 1, generator=g),
+    "xavier_uniform_": lambda w, g: nn.init.xavier_uniform_(w, generator=g),
+    "xavier_normal_": lambda w, g: nn.init.xavier_normal_(w, generator=g),
+    "kaiming_uniform_": lambda w, g: nn.init.kaiming_uniform_(w, generator=g),
+    "kaiming_normal_": lambda w, g: nn.init.kaiming_normal_(w, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", INIT_CALLS)
+def test_nn_init_takes_a_generator(name):
+    first, second = tg.empty(3, 4), tg.empty(3, 4)
+    INIT_CALLS[name](first, gen(4))
+    INIT_CALLS[name](second, gen(4))
+    np.testing.assert_array_equal(first.numpy(), second.numpy())
+    assert np.unique(first.numpy()).size == 12

@@ -19,6 +19,8 @@ import numpy as np
 
 from . import utils
 from .creation import as_tensor as _as_tensor
+from .devices import CPU
+from .devices import check as check_device
 from .tensor import Tensor
 
 _noted = set()
@@ -119,6 +121,15 @@ def compile(model=None, **options):  # noqa: A001 - PyTorch's name
     if model is None:
         return lambda fn: fn
     return model
+
+
+def set_default_device(device) -> None:
+    """Accepts the CPU (the one device); any other device raises a clear error."""
+    check_device("set_default_device", device)
+
+
+def get_default_device():
+    return CPU
 
 
 def set_float32_matmul_precision(precision: str) -> None:
