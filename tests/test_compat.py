@@ -101,7 +101,9 @@ def test_size_is_a_tuple_printed_as_pytorch():
     )
     a, b = s
     assert (a, b) == (2, 3)
-    assert f"{s}" == "(2, 3)"  # deliberate: error messages print shapes as tuples
+    assert f"{s}" == "torch.Size([2, 3])" and f"{s!s:>20}" == "  torch.Size([2, 3])"
+    with pytest.raises(ValueError, match=r"shape \(2, 3\)"):  # the library's messages: tuples
+        tg.zeros(2, 3).item()
 
 
 def test_dtypes_print_by_pytorch_names_and_work_as_numpy_dtypes():
@@ -120,7 +122,7 @@ def test_dtypes_print_by_pytorch_names_and_work_as_numpy_dtypes():
     assert pickle.loads(pickle.dumps(tg.float64)) == tg.float64
     assert tg.half == tg.float16 and tg.long == tg.int64 and tg.int == tg.int32
     assert isinstance(tg.float32, tg.dtype)
-    assert f"{tg.float32}" == "float32"  # deliberate: error messages name NumPy's dtype
+    assert f"{tg.float32}" == "torch.float32" and f"{tg.int64:>14}" == "   torch.int64"
 
 
 def test_bfloat16_has_a_name_and_a_clear_error_on_use():
@@ -156,6 +158,16 @@ def test_printing_matches_pytorch():
     assert repr(tg.zeros(1).device) == repr(torch.zeros(1).device)
     assert str(tg.zeros(1).device) == str(torch.zeros(1).device)
     assert repr(tg.device("cuda:1")) == repr(torch.device("cuda:1"))
+
+
+@pytest.mark.oracle
+def test_f_strings_of_shapes_and_dtypes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    ours, theirs = tg.zeros(2, 3, dtype=tg.float64), torch.zeros(2, 3, dtype=torch.float64)
+    assert f"{ours.shape} {ours.dtype} {ours.size()} {ours.device}" == (
+        f"{theirs.shape} {theirs.dtype} {theirs.size()} {theirs.device}"
+    )
+    assert "{}|{}".format(ours.shape, ours.dtype) == "{}|{}".format(theirs.shape, theirs.dtype)  # noqa: UP032
 
 
 @pytest.mark.oracle

@@ -13,7 +13,8 @@ import pytest
 import tinygrad_norm
 
 ROOT = Path(tinygrad_norm.__file__).resolve().parents[1]
-PROGRAM = Path(__file__).parent / "programs" / "makemore_mlp.py"
+PROGRAMS = Path(__file__).parent / "programs"
+PROGRAM = PROGRAMS / "makemore_mlp.py"
 
 
 def python(*args, cwd=None) -> subprocess.CompletedProcess:
@@ -153,13 +154,24 @@ def test_run_a_course_program():
     assert sum(line.startswith("sample") for line in lines) == 3
 
 
+def test_run_a_gpt_trainer_program():
+    result = python("-m", "tinygrad_norm", "run", str(PROGRAMS / "gpt_trainer.py"), "--steps", "4")
+    assert result.returncode == 0, result.stderr
+    losses = [
+        float(line.split()[3]) for line in result.stdout.splitlines() if line.startswith("step")
+    ]
+    assert len(losses) == 4 and losses[-1] < losses[0]
+    assert "x torch.Size([4, 6])" in result.stdout  # f"{x.shape}" in the script, as PyTorch
+
+
 @pytest.mark.oracle
-def test_a_course_program_prints_the_same_under_pytorch_and_tinygrad_norm():
-    """The same file, unchanged: every line but the sampled names (another generator
+@pytest.mark.parametrize("program", ["makemore_mlp.py", "gpt_trainer.py"])
+def test_a_course_program_prints_the_same_under_pytorch_and_tinygrad_norm(program):
+    """The same file, unchanged: every line but the sampled tokens (another generator
     algorithm draws them) is equal, losses and gradient norms to the 4 printed decimals."""
     pytest.importorskip("torch")
-    ours = python("-m", "tinygrad_norm", "run", str(PROGRAM), "--steps", "6")
-    theirs = python(str(PROGRAM), "--steps", "6")
+    ours = python("-m", "tinygrad_norm", "run", str(PROGRAMS / program), "--steps", "6")
+    theirs = python(str(PROGRAMS / program), "--steps", "6")
     assert ours.returncode == 0, ours.stderr
     assert theirs.returncode == 0, theirs.stderr
 

@@ -1,7 +1,7 @@
 """Data types: NumPy's dtypes under PyTorch's names, and the default floating dtype.
 
-`tg.float32` is a small `dtype` object that prints `torch.float32`, as PyTorch's does (inside an
-f-string it reads `float32`, as tinygrad_norm's error messages name dtypes), and
+`tg.float32` is a small `dtype` object that prints `torch.float32`, as PyTorch's does (in
+tinygrad_norm's own error messages it reads `float32`: see `formatted_by_the_library`), and
 stands for NumPy's `np.dtype('float32')` wherever NumPy takes a dtype (NumPy reads its `.dtype`
 attribute): `np.zeros(3, tg.float32)`, `array.astype(tg.float64)`, `tg.float32 == np.float32`.
 `Tensor.dtype` returns these objects; the arrays inside keep plain NumPy dtypes.
@@ -12,6 +12,8 @@ torch.float32
 >>> tg.ones(2).dtype == np.float32
 True
 """
+
+import sys
 
 import numpy as np
 
@@ -78,9 +80,9 @@ class dtype:  # noqa: N801 - PyTorch's name, as tg.dtype
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        # NOTE: inside an f-string a dtype reads as NumPy's name, `float32`, as the error
-        # messages of tinygrad_norm print it; print(), str() and repr() give `torch.float32`.
-        return format(self._name if self._numpy is None else self._numpy.name, spec)
+        if formatted_by_the_library():  # error messages say "float32", as NumPy
+            return format(self._name if self._numpy is None else self._numpy.name, spec)
+        return format(repr(self), spec)
 
     def __reduce__(self):
         return (_by_name, (self._name,))
@@ -88,6 +90,17 @@ class dtype:  # noqa: N801 - PyTorch's name, as tg.dtype
     @property
     def str(self):  # noqa: A003 - NumPy's attribute name ('<f4')
         return self.dtype.str
+
+
+def formatted_by_the_library() -> bool:
+    """Is the f-string (or `format`) formatting a dtype or a shape in tinygrad_norm's own code?
+
+    Your code gets PyTorch's text (`f"{x.shape}"` is `torch.Size([2, 3])`, `f"{x.dtype}"` is
+    `torch.float32`); tinygrad_norm's error messages keep NumPy's plainer `(2, 3)` and `float32`.
+    Frame 0 is this function, 1 the `__format__` that asks, 2 the code holding the f-string.
+    """
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    return caller == "tinygrad_norm" or caller.startswith("tinygrad_norm.")
 
 
 class _Unsupported(dtype):

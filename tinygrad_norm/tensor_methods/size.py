@@ -1,9 +1,8 @@
 """`Size`: a tensor's shape, a tuple that prints as PyTorch's `torch.Size([2, 3])`.
 
 It is a tuple (`t.shape == (2, 3)` is True, it unpacks, indexes and hashes as one); slicing
-or adding keeps it a Size, and `numel()` is the product of the sizes. One deliberate
-difference from PyTorch: inside an f-string (`f"{t.shape}"`) it reads `(2, 3)`, as the error
-messages of tinygrad_norm print shapes; `print(t.shape)` and `str(t.shape)` are PyTorch's.
+or adding keeps it a Size, and `numel()` is the product of the sizes. tinygrad_norm's own
+error messages format it as the plain tuple `(2, 3)` (see `dtypes.formatted_by_the_library`).
 
 >>> import tinygrad_norm as tg
 >>> tg.zeros(2, 3).shape
@@ -15,6 +14,8 @@ True
 from __future__ import annotations
 
 import math
+
+from ..dtypes import formatted_by_the_library
 
 
 class Size(tuple):
@@ -28,9 +29,9 @@ class Size(tuple):
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        # NOTE: inside an f-string a Size reads as the plain tuple, `(2, 3)`: the teaching
-        # error messages say "shape (2, 3)". print(), str() and repr() give `torch.Size([2, 3])`.
-        return format(tuple.__repr__(self), spec)
+        if formatted_by_the_library():  # error messages say "shape (2, 3)"
+            return format(tuple.__repr__(self), spec)
+        return format(repr(self), spec)
 
     def __getitem__(self, index):
         item = tuple.__getitem__(self, index)
