@@ -94,6 +94,27 @@ def test_a_missing_torch_attribute_or_module_names_itself():
     assert lines[4] == "False False"
 
 
+def test_install_after_real_torch_shadows_it_and_uninstall_restores_it():
+    pytest.importorskip("torch")
+    result = run_code(
+        """
+        import torch as real
+        import torch.nn.functional
+        import tinygrad_norm as tg
+        tg.install_as_torch()
+        import torch
+        import torch.nn.functional as F
+        assert torch is tg and F is tg.nn.functional
+        tg.uninstall_as_torch()
+        import torch
+        import torch.nn.functional as F
+        print(torch is real, F is real.nn.functional)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True True"
+
+
 def test_uninstall_gives_real_torch_back():
     pytest.importorskip("torch")
     result = run_code(

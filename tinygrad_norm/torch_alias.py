@@ -13,7 +13,8 @@ not have raises an error that says so, rather than a bare AttributeError:
 
     AttributeError: tinygrad_norm does not implement torch.fft yet (tinygrad_norm runs ...)
 
-Real PyTorch, if it was imported before, is shadowed: modules that already hold it keep it.
+Real PyTorch, if it was imported before, is shadowed: its modules leave `sys.modules` (objects
+that already hold it keep it) and `uninstall_as_torch()` puts them back.
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ class TorchFinder(importlib.abc.MetaPathFinder):
 
 
 _FINDER = TorchFinder()
+_REAL_TORCH = {}  # real PyTorch modules imported before install_as_torch, put back by uninstall
+
+
+def _is_torch_name(name: str) -> bool:
+    return name == "torch" or name.startswith("torch.")
 
 
 def install_as_torch() -> None:
@@ -101,6 +107,9 @@ def install_as_torch() -> None:
     For notebooks: run it in the first cell, then the PyTorch code as written. Undo with
     `tg.uninstall_as_torch()` (or restart the kernel).
     """
+    for name, module in list(sys.modules.items()):
+        if _is_torch_name(name) and not getattr(module, "__name__", "").startswith(PACKAGE):
+            _REAL_TORCH[name] = sys.modules.pop(name)  # real PyTorch, imported earlier
     for name, module in list(sys.modules.items()):
         if (name == PACKAGE or name.startswith(PACKAGE + ".")) and module is not None:
             _alias(module)
@@ -112,6 +121,8 @@ def uninstall_as_torch() -> None:
     """Undo `install_as_torch`: `import torch` finds real PyTorch again (if installed)."""
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if _is_torch_name(n)]:
         if getattr(sys.modules[name], "__name__", "").startswith(PACKAGE):
             del sys.modules[name]
+    sys.modules.update(_REAL_TORCH)
+    _REAL_TORCH.clear()
