@@ -202,8 +202,6 @@ from .functions_math import (
 )
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
 from .habits import (
-    all,
-    any,
     are_deterministic_algorithms_enabled,
     bincount,
     compile,
