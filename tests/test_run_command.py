@@ -126,6 +126,10 @@ def test_uninstall_gives_real_torch_back():
         tg.uninstall_as_torch()
         del torch
         import torch
+        try:
+            tg.bogus
+        except AttributeError as error:
+            assert "does not implement" not in str(error), error
         print(torch is tg, torch.__name__)
         """
     )
