@@ -63,7 +63,7 @@ def test_gradcheck_table_has_module_rows(capsys):
 
 
 def test_gradcheck_pattern_selects_ops_and_modules_alike(capsys):
-    assert main(["gradcheck", "-k", "relu"]) == 0  # exactly: the op relu and the module ReLU
+    assert main(["gradcheck", "-k", "relu"]) == 0  # the op "relu" and the module "ReLU"
     out = capsys.readouterr().out
     module_row = next(line.split() for line in out.splitlines() if line.startswith("ReLU "))
     assert module_row[4:6] == ["ok", "-"]  # ReLU has a kink: no second-order check

@@ -99,7 +99,10 @@ def formatted_by_the_library() -> bool:
     `torch.float32`); tinygrad_norm's error messages keep NumPy's plainer `(2, 3)` and `float32`.
     Frame 0 is this function, 1 the `__format__` that asks, 2 the code holding the f-string.
     """
-    caller = sys._getframe(2).f_globals.get("__name__", "")
+    try:
+        caller = sys._getframe(2).f_globals.get("__name__", "")
+    except ValueError:  # no Python code below: called from C alone
+        return False
     return caller == "tinygrad_norm" or caller.startswith("tinygrad_norm.")
 
 

@@ -1,4 +1,4 @@
-"""Small PyTorch functions course code calls: `is_tensor`, `numel`, `all`, `any`,
+"""Small PyTorch functions course code calls: `is_tensor`, `numel`,
 the counting functions `histogram`, `histc`, `bincount`, the thread settings, and the
 switches that mean nothing on a NumPy CPU framework (`compile`, `set_float32_matmul_precision`,
 `use_deterministic_algorithms`), accepted so the code runs.
@@ -43,16 +43,6 @@ def numel(input) -> int:  # noqa: A002 - PyTorch's name
 
 def is_floating_point(input) -> bool:  # noqa: A002
     return _as_tensor(input).data.dtype.kind == "f"
-
-
-def all(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001 - PyTorch's name
-    """True where every element (along `dim`) is non-zero; a bool tensor."""
-    return Tensor._make(np.asarray(np.all(_as_tensor(input).data, axis=dim, keepdims=keepdim)))
-
-
-def any(input, dim=None, keepdim=False) -> Tensor:  # noqa: A001 - PyTorch's name
-    """True where some element (along `dim`) is non-zero; a bool tensor."""
-    return Tensor._make(np.asarray(np.any(_as_tensor(input).data, axis=dim, keepdims=keepdim)))
 
 
 class histogram_result(NamedTuple):  # noqa: N801 - PyTorch's torch.return_types.histogram

@@ -56,6 +56,7 @@ def _alias(module: types.ModuleType) -> None:
     sys.modules[torch_name(module.__name__)] = module
     if "__getattr__" not in vars(module):
         module.__getattr__ = _missing_attribute(module)
+        _PATCHED.append(module)
 
 
 class _ExistingModule(importlib.abc.Loader):
@@ -95,6 +96,7 @@ class TorchFinder(importlib.abc.MetaPathFinder):
 
 _FINDER = TorchFinder()
 _REAL_TORCH = {}  # real PyTorch modules imported before install_as_torch, put back by uninstall
+_PATCHED = []  # tinygrad_norm modules given the "does not implement torch.X yet" __getattr__
 
 
 def _is_torch_name(name: str) -> bool:
@@ -126,3 +128,6 @@ def uninstall_as_torch() -> None:
             del sys.modules[name]
     sys.modules.update(_REAL_TORCH)
     _REAL_TORCH.clear()
+    for module in _PATCHED:
+        del module.__getattr__
+    _PATCHED.clear()

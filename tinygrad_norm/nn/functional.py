@@ -98,6 +98,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "sigmoid",
     "softmax",
+    "tanh",
     # convolution and pooling (functional_conv.py, functional_pool.py)
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
@@ -133,7 +134,6 @@ __all__ = [
     "poisson_nll_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
-    "tanh",
     *_activations,
 ]
 

@@ -113,6 +113,11 @@ class InPlaceMethods:
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
+        if isinstance(value, GraphTensor) and value.ndim:
+            raise RuntimeError(
+                f"fill_ only supports a number or a 0-dimension value tensor, but got one of "
+                f"shape {tuple(value.shape)}; to copy a tensor in, use copy_"
+            )
         return self._fill("fill_", value)
 
     def zero_(self):
@@ -120,11 +125,6 @@ class InPlaceMethods:
 
     def _fill(self, op: str, value):
         value = C.as_tensor(value, self)
-        if value.ndim:
-            raise RuntimeError(
-                f"{op} only supports a number or a 0-dimension value tensor, but got one of shape "
-                f"{value.shape}; to copy a tensor in, use copy_"
-            )
         return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
