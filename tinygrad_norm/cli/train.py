@@ -341,4 +341,4 @@ def _text_report(model, data, n_samples: int, rng) -> None:
         prompt = prompt[:, : min(16, data.block_size)]
         out = model.generate(prompt, max_new_tokens=200, temperature=0.8)
         print("-" * 40)
-        print(data.decode(prompt[0]) + "|" + data.decode(out.data[0, prompt.shape[1] :]))
+        print(data.decode(prompt[0]) + "|" + data.decode(out.array[0, prompt.shape[1] :]))

@@ -125,7 +125,7 @@ class DigitTask:
         for start in range(0, len(prompts), chunk):
             idx = Tensor(np.asarray(prompts[start : start + chunk], dtype=np.int64))
             out = model.generate(idx, max_new_tokens=self.answer_len, temperature=0)
-            answers.append(np.asarray(getattr(out, "data", out))[:, self.prompt_len :])
+            answers.append(np.asarray(getattr(out, "array", out))[:, self.prompt_len :])
         return np.concatenate(answers, axis=0)
 
     def _encode_prompt(self, prompt: str) -> list[int]:

@@ -203,7 +203,7 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
     [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]]
     """
     weight = as_tensor(weight)
-    index = np.asarray(input.data if isinstance(input, Tensor) else input)
+    index = np.asarray(input.array if isinstance(input, Tensor) else input)
     if index.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: input must hold integer indices, got {index.dtype}; use .long()"
@@ -288,7 +288,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "dropout").random(x.data.shape) >= p
+    keep = numpy_generator(generator, "dropout").random(x.array.shape) >= p
     return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
 
 
@@ -322,7 +322,7 @@ def scaled_dot_product_attention(
             )
         attn_mask = np.tril(np.ones((length, source), dtype=bool))
     if attn_mask is not None:
-        mask = attn_mask.data if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
+        mask = attn_mask.array if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
         if not broadcasts_to(mask.shape, scores.shape):
             raise ValueError(
                 f"scaled_dot_product_attention: attn_mask of shape {mask.shape} does not "
@@ -368,7 +368,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"{expected}, got target {target.dtype} of shape {target.shape}"
         )
     n_classes = x.shape[1]
-    t = target.data
+    t = target.array
     valid = t != ignore_index
     if ((t[valid] < 0) | (t[valid] >= n_classes)).any():
         bad = t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0]
@@ -378,7 +378,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     picked = x[(grids[0], safe) + tuple(grids[1:])]  # (N, d1, ...): input[n, target[n], ...]
     w_t = valid.astype(x.dtype)  # the weight of each target; 0 where ignored
     if weight is not None:
-        w_t = np.where(valid, _constant(weight, x).data[safe], 0).astype(x.dtype)
+        w_t = np.where(valid, _constant(weight, x).array[safe], 0).astype(x.dtype)
     losses = (-picked * w_t).masked_fill(~valid, 0.0)
     if reduction == "none":
         return losses

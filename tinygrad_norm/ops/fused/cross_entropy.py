@@ -51,7 +51,7 @@ def target_distribution(target, weight, n_classes, ignore_index, label_smoothing
             q = q * _class_column(weight, target.ndim, target.dtype)
         n_samples = math.prod(target.shape) // n_classes
         return Target(None, None, q, q.sum(1, keepdims=True), n_samples)
-    t = target if isinstance(target, np.ndarray) else target.data
+    t = target if isinstance(target, np.ndarray) else target.array
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
     grids = np.ix_(*[np.arange(n) for n in t.shape])  # one index array per axis
@@ -135,7 +135,10 @@ class CrossEntropy(Function):
         if kw["reduction"] == "none":
             scale = _class_axis(grad_output)  # (N, 1, d1, ...): one factor per sample
         else:
-            scale = grad_output if kw["reduction"] == "sum" else grad_output / ctx.denominator
+            # NOTE: every target ignored: the mean of nothing is NaN (as PyTorch), but no sample
+            # took part, so q is 0 everywhere and the gradient is 0 (as PyTorch), not 0 * inf.
+            denominator = ctx.denominator if ctx.denominator else 1.0
+            scale = grad_output if kw["reduction"] == "sum" else grad_output / denominator
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_x = exp(logp) * (q.total * scale)  # p * sum_c(q_c) * scale
@@ -187,7 +190,7 @@ def cross_entropy_reference(x, target, weight=None, reduction="mean", ignore_ind
         if reduction == "none":
             return losses
         return losses.sum() if reduction == "sum" else losses.sum() / (x.numel() / n_classes)
-    t = target.data
+    t = target.array
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
     onehot = np.expand_dims(safe, 1) == np.arange(n_classes).reshape(class_shape)
@@ -237,7 +240,7 @@ def cross_entropy(
     if unbatched:  # (C,) logits: a batch of one
         x, target = x.unsqueeze(0), target.unsqueeze(0)
     if target.dtype.kind in "iu":
-        _check_classes(target.data, x.shape[1], ignore_index)
+        _check_classes(target.array, x.shape[1], ignore_index)
     loss = CrossEntropy.apply(
         x,
         target,
@@ -292,7 +295,7 @@ def _check(x, target, weight, reduction, label_smoothing):
             "cross_entropy: gradients with respect to the class weights are not supported "
             "(as in PyTorch); pass weight.detach()"
         )
-    weight = np.asarray(weight.data if hasattr(weight, "data") else weight)
+    weight = np.asarray(weight.array if hasattr(weight, "array") else weight)
     if weight.shape != (n_classes,):
         raise ValueError(
             f"cross_entropy: weight must have shape ({n_classes},), one per class, "
