@@ -77,7 +77,7 @@ class CourseMethods:
     # --- memory layout ------------------------------------------------------------------------
     def stride(self, dim=None):
         """Steps in elements (not bytes) between neighbours along each dimension."""
-        steps = tuple(s // self.data.itemsize for s in self.data.strides)
+        steps = tuple(s // self.array.itemsize for s in self.array.strides)
         return steps if dim is None else steps[dim]
 
     # --- in place: out-of-place op, written back -------------------------------------------
