@@ -197,3 +197,29 @@ def test_against_pytorch():
     assert [t.tolist() for t in tg.unbind(tg.tensor(a), 1)] == [
         t.tolist() for t in torch.unbind(ta, 1)
     ]
+
+
+def test_trunc_normal_stays_in_bounds_with_the_truncated_variance():
+    """N(0, 1) truncated to [-2, 2] has variance 1 - 2 * 2 phi(2) / (Phi(2) - Phi(-2))."""
+    w = nn.init.trunc_normal_(
+        tg.empty(40000, dtype=tg.float64), generator=tg.Generator().manual_seed(0)
+    )
+    values = w.numpy()
+    assert values.min() >= -2 and values.max() <= 2
+    phi2 = np.exp(-2.0) / np.sqrt(2 * np.pi)
+    z = 0.9544997361036416  # Phi(2) - Phi(-2)
+    assert abs(values.var() - (1 - 4 * phi2 / z)) < 0.02
+    small = nn.init.trunc_normal_(tg.empty(1000), mean=1.0, std=0.02, a=0.98, b=1.01).numpy()
+    assert small.min() >= 0.98 and small.max() <= 1.01
+
+
+def test_orthogonal_gives_orthonormal_rows_or_columns_times_gain():
+    wide = nn.init.orthogonal_(tg.empty(3, 5, dtype=tg.float64)).numpy()
+    np.testing.assert_allclose(wide @ wide.T, np.eye(3), atol=1e-12)
+    tall = nn.init.orthogonal_(tg.empty(6, 2, 2, dtype=tg.float64), gain=2.0).numpy().reshape(6, 4)
+    np.testing.assert_allclose(tall.T @ tall, 4 * np.eye(4), atol=1e-12)
+    with pytest.raises(ValueError, match="2 or more dimensions"):
+        nn.init.orthogonal_(tg.empty(3))
+    g1, g2 = tg.Generator().manual_seed(3), tg.Generator().manual_seed(3)
+    a = nn.init.orthogonal_(tg.empty(4, 4), generator=g1).numpy()
+    assert (a == nn.init.orthogonal_(tg.empty(4, 4), generator=g2).numpy()).all()
