@@ -151,23 +151,19 @@ def test_gpt_from_scratch_heads_estimate_loss_in_float32(tmp_path):
 
 
 def test_run_names_the_missing_torch_x_and_the_line_that_uses_it(tmp_path):
-    """torch.distributions (policy-gradient and sampling code) is not in tinygrad_norm: run
-    shows the traceback, then one line naming the script line and torch.distributions."""
-    script = tmp_path / "policy.py"
+    """torch.fft (a spectrogram in an audio course) is not in tinygrad_norm: run shows the
+    traceback, then one line naming the script line and torch.fft, and exits with 1."""
+    script = tmp_path / "spectrum.py"
     script.write_text(
         "import torch\n"
-        "from torch.nn import functional as F\n"
         "\n"
-        "probs = F.softmax(torch.randn(2, 5), dim=-1)\n"
-        "action = torch.distributions.Categorical(probs=probs).sample()\n"
+        "signal = torch.sin(torch.linspace(0, 20, 64))\n"
+        "spectrum = torch.fft.rfft(signal).abs()\n"
     )
     result = python("-m", "tinygrad_norm", "run", script)
     assert result.returncode == 1
-    assert (
-        "AttributeError: tinygrad_norm does not implement torch.distributions yet" in result.stderr
-    )
+    assert "AttributeError: tinygrad_norm does not implement torch.fft yet" in result.stderr
     last = result.stderr.strip().splitlines()[-1]
-    assert last == (
-        f"run: {script}, line 5, uses torch.distributions, which tinygrad_norm does not "
-        "implement yet"
+    assert (
+        last == f"run: {script}, line 4, uses torch.fft, which tinygrad_norm does not implement yet"
     )

@@ -13,6 +13,7 @@ from . import (
     backends,
     cuda,
     distributed,
+    distributions,
     linalg,
     models,
     nn,

@@ -2,7 +2,8 @@
 
 nn.Embedding -> nn.LSTM(batch_first=True, num_layers=2) -> nn.Linear; truncated
 backpropagation through time (the hidden state carried across batches, detached); Adam with
-a LambdaLR schedule and gradient clipping; sampling one character at a time with the hidden
+a LambdaLR schedule and gradient clipping; the entropy and log-likelihood of the last batch
+through torch.distributions.Categorical; sampling one character at a time with the hidden
 state, with a temperature.
 
 Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
@@ -121,10 +122,15 @@ def main():
         losses.append(loss.item())
         print(f"step {step} loss {loss.item():.4f} lr {scheduler.get_last_lr()[0]:.4f}")
 
+    with torch.no_grad():  # how unsure the model is about the next character, on the last batch
+        dist = torch.distributions.Categorical(logits=logits)
+        entropy = dist.entropy().mean().item()
+        nll = -dist.log_prob(y).mean().item()  # the same number as the loss
+    print(f"entropy {entropy:.4f} nats, nll {nll:.4f}")
     text = sample(model, stoi, itos, "the ", 20, 0.8, rng, device)
     print(repr(text))
     results = {f"grad_{n}": g for n, g in first_grads.items()}
-    results.update(losses=np.array(losses), sample=np.array(text))
+    results.update(losses=np.array(losses), sample=np.array(text), entropy=entropy, nll=nll)
     results.update({f"hidden_{i}": h.detach().numpy() for i, h in enumerate(hidden)})
     results.update({f"state_{k}": v.detach().numpy() for k, v in model.state_dict().items()})
     np.savez(args.out, **results)
