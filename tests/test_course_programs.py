@@ -101,13 +101,14 @@ def test_mingpt_in_this_process_through_install_as_torch(mingpt_reference, monke
     monkeypatch.setattr(
         sys, "argv", [script, "--init", str(tmp_path / "init.pt"), "--out", str(out)]
     )
-    default_dtype = tg.get_default_dtype()
+    default_dtype, rng_state = tg.get_default_dtype(), tg.get_rng_state()
     tg.install_as_torch()
     try:
         namespace = runpy.run_path(script, run_name="__main__")
-    finally:
+    finally:  # the program set the default dtype and seeded the global generator
         tg.uninstall_as_torch()
         tg.set_default_dtype(default_dtype)
+        tg.set_rng_state(rng_state)
     assert namespace["torch"] is tg and namespace["F"] is tg.nn.functional
     import torch as torch_again  # noqa: PLC0415 - after uninstall: real PyTorch again
 
