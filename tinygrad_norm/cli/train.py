@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..data import TASKS, CharDataset
 from ..io import load, save
 from ..models.gpt import GPT, GPTConfig
@@ -326,7 +327,6 @@ def _task_report(model, task, eval_size: int, n_samples: int, rng) -> None:
 
 
 def _text_report(model, data, n_samples: int, rng) -> None:
-    from ..autograd.grad_mode import no_grad
 
     model.eval()
     with no_grad():
