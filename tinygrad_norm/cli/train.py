@@ -30,6 +30,7 @@ from ..optim import AdamW
 from ..random import get_rng_state, manual_seed, set_rng_state
 from ..training import train
 from ..utils import blas_threads, tune_malloc
+from . import train_small
 
 CHECKPOINT_FORMAT = "tinygrad_norm.train"
 HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
@@ -48,13 +49,16 @@ def add_arguments(parser) -> None:
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--task",
-        choices=sorted(TASKS),
+        choices=sorted(TASKS) + sorted(train_small.DEFAULTS),
         default="sort",
-        help="the built-in task: sort six digits (default) or add two three-digit numbers",
+        help="the built-in task: sort six digits (default) or add two three-digit numbers; "
+        "shapes: a small CNN classifies generated images; parity: an LSTM tracks a bit's parity",
     )
     what.add_argument("--text", metavar="FILE", help="train a character-level model on FILE")
     parser.add_argument(
-        "--steps", type=int, help="training steps (sort: 600, add: 2000, text: 1000)"
+        "--steps",
+        type=int,
+        help="training steps (sort: 600, add: 2000, text: 1000, shapes: 800, parity: 200)",
     )
     parser.add_argument("--batch-size", type=int, help="sequences per step (tasks: 64, text: 32)")
     parser.add_argument("--lr", type=float, help="peak learning rate (tasks: 3e-3, text: 2e-3)")
@@ -116,6 +120,8 @@ def run(args) -> int:
 def _run(args, stop) -> int:
     try:
         checkpoint = _resume_options(args) if args.resume else None
+        if args.text is None and args.task in train_small.DEFAULTS:
+            return train_small.run(args, stop)  # a CNN or an LSTM, not a GPT
         data, steps, batch_size, lr, warmup = _check_options(args)
     except Refused as err:
         print(f"error: {err}")

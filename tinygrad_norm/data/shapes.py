@@ -17,7 +17,7 @@ those, so the accuracy counts shapes at sizes and positions, and bit strings, ne
 ((4, 1, 16, 16), dtype('float32'), (4,))
 >>> bits, parities = Parity(length=5).batch(1, np.random.default_rng(0))
 >>> bits[0].tolist(), parities[0].tolist()       # parities[t] = bits[0] xor ... xor bits[t]
-([1, 1, 1, 0, 0], [1, 0, 1, 1, 1])
+([1, 1, 0, 1, 1], [1, 0, 0, 1, 0])
 """
 
 from __future__ import annotations
@@ -80,10 +80,10 @@ class Shapes:
             [label == 0, label == 1, label == 2],
             [
                 dx**2 + dy**2 <= s**2,  # circle of radius s
-                (dx <= s - 1) & (np.abs(dy) <= s - 1),  # square of side 2s - 1
+                (dx <= s) & (np.abs(dy) <= s),  # square of side 2s + 1
                 (np.abs(dy) <= s) & (2 * dx <= dy + s),  # triangle, apex up, base 2s
             ],
-            ((dx <= 1) & (np.abs(dy) <= s)) | ((np.abs(dy) <= 1) & (dx <= s)),  # cross
+            ((dx == 0) & (np.abs(dy) <= s)) | ((dy == 0) & (dx <= s)),  # cross, 1 pixel wide
         )
         brightness = rng.uniform(0.6, 1.0, size=(len(rows), 1, 1))
         images = inside * brightness + rng.normal(0.0, self.noise, size=inside.shape)
