@@ -5,6 +5,6 @@
 - `text.py`: `CharDataset`: random windows of any text, characters as tokens.
 """
 
-from .tasks import TASKS, AddDigits, DigitTask, SortDigits
 from .shapes import Parity, Shapes
+from .tasks import TASKS, AddDigits, DigitTask, SortDigits
 from .text import CharDataset
