@@ -71,7 +71,7 @@ class MultiheadAttention(Module):
     >>> x = tg.randn(3, 5, 8)                          # (batch, time, embed_dim)
     >>> out, weights = mha(x, x, x)
     >>> out.shape, weights.shape
-    ((3, 5, 8), (3, 5, 5))
+    (torch.Size([3, 5, 8]), torch.Size([3, 5, 5]))
     """
 
     def __init__(

@@ -5,4 +5,6 @@
 - `movement`: reshape/view, flatten, permute, transpose, squeeze, expand, repeat, split, ...
 - `math`: issue 12's trig, rounding, logical/bitwise, reductions, scans and sorting
 - `shape`: gather / scatter / index ops, flip, roll, unfold, diagonal, ..., mm, bmm, dot, kron
+- `compat`: PyTorch habits: device, cpu/cuda, nelement, type(), f"{t:.4f}", new_zeros, random fills
+- `size`: `Size`, the shape as a tuple printed `torch.Size([2, 3])`
 """

@@ -38,7 +38,7 @@ from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
-from ..random import generator
+from ..random import numpy_generator
 
 
 class InPlaceMethods:
@@ -113,6 +113,11 @@ class InPlaceMethods:
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
+        if isinstance(value, GraphTensor) and value.ndim:
+            raise RuntimeError(
+                f"fill_ only supports a number or a 0-dimension value tensor, but got one of "
+                f"shape {tuple(value.shape)}; to copy a tensor in, use copy_"
+            )
         return self._fill("fill_", value)
 
     def zero_(self):
@@ -120,28 +125,25 @@ class InPlaceMethods:
 
     def _fill(self, op: str, value):
         value = C.as_tensor(value, self)
-        if value.ndim:
-            raise RuntimeError(
-                f"{op} only supports a number or a 0-dimension value tensor, but got one of shape "
-                f"{value.shape}; to copy a tensor in, use copy_"
-            )
         return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 
-    def uniform_(self, a=0.0, b=1.0):
-        """Fill with values drawn uniformly from [a, b) by the global generator."""
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Fill with values drawn uniformly from [a, b) by `generator` (or the global one)."""
 
         def draw(t):
-            return _replace(t, generator().uniform(a, b, t.shape).astype(t.dtype))
+            values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
+            return _replace(t, values.astype(t.dtype))
 
         return self._change_in_place("uniform_", draw)
 
     uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
 
-    def normal_(self, mean=0.0, std=1.0):
-        """Fill with values drawn from N(mean, std²) by the global generator."""
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
 
         def draw(t):
-            return _replace(t, generator().normal(mean, std, t.shape).astype(t.dtype))
+            values = numpy_generator(generator, "normal_").normal(mean, std, t.shape)
+            return _replace(t, values.astype(t.dtype))
 
         return self._change_in_place("normal_", draw)
 
