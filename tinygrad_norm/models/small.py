@@ -6,10 +6,10 @@ Both follow `tg.models.GPT`'s convention, so `tinygrad_norm.training.train` trai
 >>> import numpy as np, tinygrad_norm as tg
 >>> _ = tg.manual_seed(0)
 >>> logits, loss = ShapesCNN()(tg.randn(2, 1, 16, 16), tg.tensor([0, 3]))
->>> logits.shape, loss.shape
+>>> tuple(logits.shape), tuple(loss.shape)
 ((2, 4), ())
 >>> logits, loss = ParityLSTM()(tg.tensor(np.array([[0, 1, 1], [1, 1, 0]])))
->>> logits.shape, loss is None
+>>> tuple(logits.shape), loss is None
 ((2, 3, 2), True)
 """
 
