@@ -67,7 +67,7 @@ def _hook_of_another_shape():
 
 def _in_place_on_a_view():
     h = tg.ones(2, 3, requires_grad=True) * 2
-    h[0].mul_(3)
+    h.T.mul_(3)
 
 
 def _saved_then_changed():
