@@ -6,6 +6,7 @@ it fails there, names the element, and, inside a composed function, names the op
 
 import numpy as np
 import pytest
+from helpers import ForgotTheTwo
 
 import tinygrad_norm as tg
 from tinygrad_norm.random import generator, get_rng_state
@@ -21,18 +22,6 @@ def _seed():
 
 
 # --- custom ops, each with one bug -------------------------------------------------------------
-class ForgotTheTwo(tg.Function):
-    """x²: backward forgets the factor 2 (off by a constant factor)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * x
 
 
 class BroadcastMul(tg.Function):
