@@ -36,3 +36,23 @@ class ForgotTheTwo(tg.Function):
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
         return grad_output * x  # should be grad_output * 2 * x
+
+
+# Every convolution, pooling and loss name a course uses (issue 12 items 7 and 8, issue 13's
+# layers): tests/test_conv.py checks they exist, tests/test_oracle_conv.py their arguments.
+COURSE_FUNCTIONS = """
+conv1d conv2d conv3d conv_transpose1d conv_transpose2d unfold fold max_pool1d max_pool2d
+avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
+adaptive_max_pool2d interpolate pixel_shuffle pixel_unshuffle binary_cross_entropy
+binary_cross_entropy_with_logits nll_loss l1_loss smooth_l1_loss huber_loss kl_div
+cosine_embedding_loss margin_ranking_loss hinge_embedding_loss poisson_nll_loss
+gaussian_nll_loss ctc_loss soft_margin_loss cosine_similarity pairwise_distance
+""".split()
+COURSE_MODULES = """
+Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d MaxPool1d MaxPool2d AvgPool1d
+AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d Flatten
+Unflatten Upsample UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle
+Unfold Fold ZeroPad1d ZeroPad2d BCELoss BCEWithLogitsLoss NLLLoss L1Loss SmoothL1Loss
+HuberLoss KLDivLoss CosineEmbeddingLoss MarginRankingLoss HingeEmbeddingLoss
+PoissonNLLLoss GaussianNLLLoss CTCLoss SoftMarginLoss CosineSimilarity PairwiseDistance
+""".split()
