@@ -38,6 +38,21 @@ class ForgotTheTwo(tg.Function):
         return grad_output * x  # should be grad_output * 2 * x
 
 
+UNPICKLED = []  # what unpickling RunsCodeWhenUnpickled recorded: empty while loaders are safe
+
+
+def record_unpickling(tag):
+    UNPICKLED.append(tag)
+    return tag
+
+
+class RunsCodeWhenUnpickled:
+    """Unpickling this object calls `record_unpickling`: proof that a loader ran code."""
+
+    def __reduce__(self):
+        return (record_unpickling, ("code ran",))
+
+
 # Every convolution, pooling and loss name a course uses (issue 12 items 7 and 8, issue 13's
 # layers): tests/test_conv.py checks they exist, tests/test_oracle_conv.py their arguments.
 COURSE_FUNCTIONS = """
