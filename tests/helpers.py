@@ -23,14 +23,24 @@ def perturbed(module, seed=1):
     return module
 
 
-class ForgotTheTwo(tg.Function):
-    """x²: backward forgets the factor 2 (off by a constant factor), for tests that must see
-    gradcheck (or the tools built on it) fail."""
+class Square(tg.Function):
+    """x², d(x²)/dx = 2x: the custom Function the tests' buggy variants start from (each
+    subclass overrides `backward` with one bug)."""
 
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
         return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 2 * x
+
+
+class ForgotTheTwo(Square):
+    """x²: backward forgets the factor 2 (off by a constant factor), for tests that must see
+    gradcheck (or the tools built on it) fail."""
 
     @staticmethod
     def backward(ctx, grad_output):
