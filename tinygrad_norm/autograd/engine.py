@@ -65,13 +65,20 @@ class Context:
     """
 
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
+        # What every call has (most calls, e.g. the ops inside a backward, stop here) ...
         self.fn = fn  # the Function subclass that made this node
         self.needs_input_grad = needs_input_grad  # one bool per positional argument
-        self.args, self.kwargs = (), {}  # forward's arguments, Tensors kept as Tensors
-        self.inputs = ()  # the Tensor arguments, in order
-        self.edges = ()  # for each Tensor argument: its grad_fn, or the leaf itself
-        self.input_meta = ()  # for each Tensor argument: (shape, dtype) of its gradient
         self.saved = ()  # what save_for_backward kept
+
+    def record(self, args: tuple, kwargs: dict, tensors: tuple, output, returned) -> None:
+        """Join this node to the graph after forward ran (called by `Function.apply`).
+        `returned` is what forward returned, `output` the same as an array."""
+        # ... and what a node of the graph has.
+        self.args, self.kwargs = args, kwargs  # forward's arguments, Tensors kept as Tensors
+        self.inputs = tensors  # the Tensor arguments, in order
+        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)  # grad goes
+        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)  # grads' too
+        self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
         self.hooks = []  # hooks on the gradient of this node's output
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
@@ -100,7 +107,7 @@ class Context:
         # Only reached when `attr` is missing, e.g. an array attribute that backward freed.
         if "fn" not in self.__dict__:  # not made by __init__ (copy, pickle): no name to give
             raise AttributeError(attr)
-        hint = f" ({HINT})" if self.__dict__["released"] else ""
+        hint = f" ({HINT})" if self.__dict__.get("released") else ""
         raise AttributeError(f"{self!r} has no attribute {attr!r}{hint}")
 
     @property
@@ -119,19 +126,11 @@ class Context:
     def __repr__(self) -> str:
         return f"<{self.fn.__name__}Backward>"
 
-    def record(self, args: tuple, kwargs: dict, tensors: tuple, output, returned) -> None:
-        """Join this node to the graph after forward ran (called by `Function.apply`).
-        `returned` is what forward returned, `output` the same as an array."""
-        self.args, self.kwargs, self.inputs = args, kwargs, tensors
-        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
-        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)
-        self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
-
     def remember_versions(self, output) -> None:
         """Note the version of every tensor backward will read (saved tensors, the output if
         saved, inputs whose arrays forward kept on ctx), to catch in-place changes later."""
         read = [output if isinstance(s, _Output) else s for s in self.saved]
-        if len(self.__dict__) > _CONTEXT_FIELDS:  # forward also kept arrays on ctx
+        if len(self.__dict__) > _NODE_FIELDS:  # forward also kept arrays on ctx
             kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
             read += [t for t in self.inputs if id(t.array) in kept]
         # Not the output tensor itself (it holds this node: a reference cycle), its counter.
@@ -205,7 +204,14 @@ class Context:
         return g
 
 
-_CONTEXT_FIELDS = len(Context(None, ()).__dict__)  # how many attributes Context.__init__ sets
+def _count_node_fields() -> int:
+    """How many attributes `__init__` and `record` give a node (forward may add its own)."""
+    node = Context(None, ())
+    node.record((), {}, (), None, None)
+    return len(node.__dict__)
+
+
+_NODE_FIELDS = _count_node_fields()
 
 
 class _Output:

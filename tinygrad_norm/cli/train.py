@@ -3,7 +3,9 @@
 The default learns to sort six digits ("314159=" -> "113459") and then answers puzzles it never
 saw in training (one problem in ten is held out, by a hash of its digits): it prints the
 held-out accuracy and a few answers. `--task add` learns three-digit addition instead;
-`--text FILE` learns FILE character by character and prints samples.
+`--text FILE` learns FILE character by character and prints samples. `--task shapes` (a small
+CNN on generated images of shapes) and `--task parity` (an LSTM on bit strings) train no GPT;
+they take seconds, print the accuracy on held-out shapes or strings, and keep no checkpoint.
 
 `--save PATH` writes a checkpoint (tg.save, a .npz): the model's config and weights, the
 optimizer, the step, the loss curve so far, the random states and the options. It is written
@@ -23,6 +25,7 @@ import time
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..data import TASKS, CharDataset
 from ..io import load, save
 from ..models.gpt import GPT, GPTConfig
@@ -30,9 +33,10 @@ from ..optim import AdamW
 from ..random import get_rng_state, manual_seed, set_rng_state
 from ..training import train
 from ..utils import blas_threads, tune_malloc
+from . import train_small
 
 CHECKPOINT_FORMAT = "tinygrad_norm.train"
-HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
+HELP = "train a small GPT on a built-in task (or --text FILE), or a CNN or LSTM; print accuracy"
 
 # With the default model (d_model 64, 2 layers, 4 heads), measured over seeds: SortDigits(6)
 # passes 99% held-out accuracy after about 400 steps (5 seeds), AddDigits(3) after 1250-1500
@@ -48,13 +52,17 @@ def add_arguments(parser) -> None:
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--task",
-        choices=sorted(TASKS),
+        choices=sorted(TASKS) + sorted(train_small.DEFAULTS),
         default="sort",
-        help="the built-in task: sort six digits (default) or add two three-digit numbers",
+        help="the built-in task: sort six digits (default) or add two three-digit numbers; "
+        "shapes: a small CNN classifies generated images; parity: an LSTM tracks a bit's parity "
+        "(these two ignore the GPT's sizes and keep no checkpoint)",
     )
     what.add_argument("--text", metavar="FILE", help="train a character-level model on FILE")
     parser.add_argument(
-        "--steps", type=int, help="training steps (sort: 600, add: 2000, text: 1000)"
+        "--steps",
+        type=int,
+        help="training steps (sort: 600, add: 2000, text: 1000, shapes: 800, parity: 200)",
     )
     parser.add_argument("--batch-size", type=int, help="sequences per step (tasks: 64, text: 32)")
     parser.add_argument("--lr", type=float, help="peak learning rate (tasks: 3e-3, text: 2e-3)")
@@ -116,6 +124,8 @@ def run(args) -> int:
 def _run(args, stop) -> int:
     try:
         checkpoint = _resume_options(args) if args.resume else None
+        if args.text is None and args.task in train_small.DEFAULTS:
+            return train_small.run(args, stop)  # a CNN or an LSTM, not a GPT
         data, steps, batch_size, lr, warmup = _check_options(args)
     except Refused as err:
         print(f"error: {err}")
@@ -326,7 +336,6 @@ def _task_report(model, task, eval_size: int, n_samples: int, rng) -> None:
 
 
 def _text_report(model, data, n_samples: int, rng) -> None:
-    from ..autograd.grad_mode import no_grad
 
     model.eval()
     with no_grad():

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor import Tensor
+
 IGNORE_INDEX = -100  # cross_entropy's default ignore_index
 HELD_OUT_ONE_IN = 10  # the fraction of problems held out for evaluation: 1 / 10
 
@@ -111,8 +113,6 @@ class DigitTask:
         `["113459"]` (the trailing "=" may be left out). Prompts as token ids (n, prompt_len)
         give answer ids (n, answer_len).
         """
-        from ..tensor import Tensor
-
         if isinstance(prompts, str):
             raise TypeError(
                 f"{type(self).__name__}.predict takes a list of prompts, got the string "

@@ -17,7 +17,8 @@ from ..broadcast import broadcast_shape, broadcasts_to
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
-from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
+from ..ops.fused.cross_entropy import REDUCTIONS
+from ..ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
 from ..random import numpy_generator
 from ..tensor import Tensor
 from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
@@ -76,6 +77,35 @@ __all__ = [
 
 
 # --- linear layers ------------------------------------------------------------------------------
+
+
+def cross_entropy(
+    input,  # noqa: A002 - PyTorch's name
+    target,
+    weight=None,
+    *,
+    ignore_index=-100,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """Cross-entropy between logits and class indices or probabilities, one fused node
+    (`ops/fused/cross_entropy.py`, where the arguments, shapes and derivation are described).
+
+    >>> import tinygrad_norm as tg
+    >>> cross_entropy(tg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), tg.tensor([0, 2]))
+    tensor(0.6691)
+    """
+    target = target if isinstance(target, Tensor) else as_tensor(np.asarray(target))
+    return _fused_cross_entropy(
+        as_tensor(input),
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+
+
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
     """y = input @ weight.T + bias, over the last axis.
 

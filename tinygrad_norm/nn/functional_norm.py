@@ -13,7 +13,6 @@ from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
 from ..ops import shape as S
-from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..tensor import Tensor
 
 

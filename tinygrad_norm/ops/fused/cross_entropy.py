@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.engine import Function, GraphTensor
 from ...autograd.grad_mode import is_grad_enabled
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
 from .xp import exp, isub, operands
@@ -226,11 +226,9 @@ def cross_entropy(
     >>> cross_entropy(logits, tg.tensor([0, 2]))   # (log(1 + 2/e^2) + log(3)) / 2
     tensor(0.6691)
     """
-    from ...tensor import Tensor
-
-    x = input if isinstance(input, Tensor) else Tensor(input)
-    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
-    if weight is not None and not isinstance(weight, (Tensor, np.ndarray)):
+    x = input  # a Tensor: F.cross_entropy turns arrays into Tensors before calling in here
+    target = target if isinstance(target, GraphTensor) else x._make(np.asarray(target))
+    if weight is not None and not isinstance(weight, (GraphTensor, np.ndarray)):
         raise TypeError(
             f"cross_entropy: weight must be a tensor of shape (C,) or None, got {weight!r}; "
             "give reduction, ignore_index and label_smoothing by keyword"
