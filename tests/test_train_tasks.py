@@ -109,13 +109,13 @@ def test_shapes_cnn_matches_pytorch():
         torch.nn.ReLU(), torch.nn.MaxPool2d(2),
     )  # fmt: skip
     reference.classifier = torch.nn.Linear(256, 4)
-    state = {k: torch.tensor(np.asarray(v.data)) for k, v in model.state_dict().items()}
+    state = {k: torch.tensor(np.asarray(v.numpy())) for k, v in model.state_dict().items()}
     reference.load_state_dict(state)
     reference.eval()
     images, _ = Shapes().batch(6, np.random.default_rng(0))
     expected = reference.classifier(reference.features(torch.tensor(images)).flatten(1))
     np.testing.assert_allclose(
-        model(images)[0].data, expected.detach().numpy(), rtol=1e-4, atol=1e-5
+        model(images)[0].numpy(), expected.detach().numpy(), rtol=1e-4, atol=1e-5
     )
 
 
@@ -129,7 +129,7 @@ def test_cnn_learns_shapes_it_never_saw():
     model.eval()
     images, labels = data.held_out(500, np.random.default_rng(1))
     with tg.no_grad():
-        accuracy = (model(images)[0].data.argmax(axis=1) == labels).mean()
+        accuracy = (model(images)[0].numpy().argmax(axis=1) == labels).mean()
     assert accuracy >= 0.90  # chance is 25%
 
 
@@ -140,11 +140,11 @@ def test_lstm_learns_parity_of_strings_it_never_saw():
     train(model, data, 150, 64, 1e-2, warmup=15, rng=0, progress=False)
     bits, parities = data.held_out(500, np.random.default_rng(1))
     with tg.no_grad():
-        predictions = model.eval()(bits)[0].data.argmax(axis=-1)
+        predictions = model.eval()(bits)[0].numpy().argmax(axis=-1)
     assert (predictions == parities).all(axis=1).mean() >= 0.99  # chance: 2**-16
     bits, parities = Parity(length=48).held_out(200, np.random.default_rng(2))
     with tg.no_grad():  # three times longer than any string trained on (measured: 100%)
-        predictions = model(bits)[0].data.argmax(axis=-1)
+        predictions = model(bits)[0].numpy().argmax(axis=-1)
     assert (predictions == parities).all(axis=1).mean() >= 0.9
 
 

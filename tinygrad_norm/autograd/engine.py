@@ -46,9 +46,9 @@ from .grad_mode import is_grad_enabled, set_grad_enabled
 class GraphTensor:
     """What the engine needs of a tensor; `tensor.Tensor` is its one subclass.
 
-    `.data` (the array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made it, None
-    for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an array in a
-    new Tensor.
+    `.array` (the NumPy array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made
+    it, None for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an
+    array in a new Tensor.
     """
 
     __slots__ = ()

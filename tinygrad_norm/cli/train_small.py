@@ -91,7 +91,7 @@ def run(args, stop) -> int:
     model.eval()  # BatchNorm: use the running statistics, not the batch's
     inputs, targets = data.held_out(args.eval_size, rng)
     with no_grad():
-        predictions = model(inputs)[0].data.argmax(axis=-1)
+        predictions = model(inputs)[0].array.argmax(axis=-1)
     if args.task == "shapes":
         _shapes_report(data, predictions, targets, args.samples)
     else:
@@ -99,7 +99,7 @@ def run(args, stop) -> int:
         longer = Parity(length=min(3 * data.length, 62))  # longer than any string trained on
         bits, parities = longer.held_out(args.eval_size, rng)
         with no_grad():
-            right = (model(bits)[0].data.argmax(axis=-1) == parities).all(axis=1)
+            right = (model(bits)[0].array.argmax(axis=-1) == parities).all(axis=1)
         print(
             f"on {longer.length}-bit strings (trained on {data.length}): {right.mean():.1%} "
             f"exact ({right.sum()}/{len(right)}): the LSTM learned the rule, not the strings"
