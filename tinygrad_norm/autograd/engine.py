@@ -164,7 +164,18 @@ class Context:
         exactly that input's shape and dtype."""
         if self.versions:
             self.check_versions()
-        grads = self.fn.backward(self, grad_output)
+        grads = self._one_per_argument(self.fn.backward(self, grad_output))
+        tensor_grads = []  # one per Tensor argument, in order
+        for a, g, needs in zip(self.args, grads, self.needs_input_grad):
+            if isinstance(a, GraphTensor):
+                i = len(tensor_grads)
+                given = needs and g is not None
+                tensor_grads.append(self._as_input_gradient(i, g, grad_output) if given else None)
+        return tuple(tensor_grads)
+
+    def _one_per_argument(self, grads) -> tuple:
+        """What backward returned, as one gradient (or None) per positional argument of
+        forward; trailing Nones for arguments that need no gradient may be left out."""
         grads = grads if isinstance(grads, tuple) else (grads,)
         n_args = len(self.needs_input_grad)
         if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
@@ -174,13 +185,7 @@ class Context:
                 f"{self.name}: backward returned {len(grads)} gradients but forward took "
                 f"{n_args} arguments; return one per argument (None for those that need none)"
             )
-        tensor_grads = []  # one per Tensor argument, in order
-        for a, g, needs in zip(self.args, grads, self.needs_input_grad):
-            if isinstance(a, GraphTensor):
-                i = len(tensor_grads)
-                given = needs and g is not None
-                tensor_grads.append(self._as_input_gradient(i, g, grad_output) if given else None)
-        return tuple(tensor_grads)
+        return grads
 
     def _as_input_gradient(self, i: int, g, like):
         """A gradient backward returned for input `i`, as a Tensor of that input's shape and
