@@ -34,6 +34,7 @@ from ..random import get_rng_state, manual_seed, set_rng_state
 from ..training import train
 from ..utils import blas_threads, tune_malloc
 from . import train_small
+from .train_small import Refused, steps_batch_lr
 
 CHECKPOINT_FORMAT = "tinygrad_norm.train"
 HELP = "train a small GPT on a built-in task (or --text FILE), or a CNN or LSTM; print accuracy"
@@ -97,10 +98,6 @@ def add_arguments(parser) -> None:
         help="BLAS threads for matrix products (default 1: as fast for a small model, and far "
         "more robust when other programs share the cores; see tinygrad_norm/utils.py)",
     )
-
-
-class Refused(Exception):
-    """A problem with the command's options or files, found before training starts."""
 
 
 # The options a checkpoint keeps, so that --resume needs none of them again.
@@ -264,18 +261,11 @@ def _check_options(args):
         sizes = f"--d-model {args.d_model}, --n-layer {args.n_layer}, --n-head {args.n_head}"
         raise Refused(f"{sizes}: {err}") from None
     defaults = DEFAULTS["text" if args.text is not None else args.task]
-    steps = args.steps if args.steps is not None else defaults["steps"]
-    batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
-    lr = args.lr if args.lr is not None else defaults["lr"]
-    for name, value in (
-        ("steps", steps),
-        ("batch-size", batch_size),
-        ("eval-size", args.eval_size),
+    steps, batch_size, lr = steps_batch_lr(
+        args, defaults,
         ("block-size", args.block_size),
         ("save-every", 1 if args.save_every is None else args.save_every),
-    ):
-        if value < 1:
-            raise Refused(f"--{name} must be at least 1, got {value}")
+    )  # fmt: skip
     if args.save_every is not None and not args.save:
         raise Refused("--save-every needs --save PATH (where to write the checkpoints)")
     if args.save:

@@ -34,7 +34,26 @@ DEFAULTS = {
 
 
 class Refused(Exception):
-    """A problem with the options, found before training starts."""
+    """A problem with the command's options or files, found before training starts (`train`
+    uses it too)."""
+
+
+def steps_batch_lr(args, defaults: dict, *counts) -> tuple:
+    """(steps, batch_size, lr): --steps, --batch-size and --lr, or the task's `defaults` where
+    not given. Refuses a count below 1 among steps, batch size, --eval-size and `counts`
+    ((option name, value) pairs)."""
+    steps = args.steps if args.steps is not None else defaults["steps"]
+    batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
+    lr = args.lr if args.lr is not None else defaults["lr"]
+    for name, value in (
+        ("steps", steps),
+        ("batch-size", batch_size),
+        ("eval-size", args.eval_size),
+        *counts,
+    ):
+        if value < 1:
+            raise Refused(f"--{name} must be at least 1, got {value}")
+    return steps, batch_size, lr
 
 
 def run(args, stop) -> int:
@@ -97,16 +116,7 @@ def _check_options(args):
             "the model in Python (tg.models.ShapesCNN / ParityLSTM) and tg.save its state_dict()"
         )
     defaults = DEFAULTS[args.task]
-    steps = args.steps if args.steps is not None else defaults["steps"]
-    batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
-    lr = args.lr if args.lr is not None else defaults["lr"]
-    for name, value in (
-        ("steps", steps),
-        ("batch-size", batch_size),
-        ("eval-size", args.eval_size),
-    ):
-        if value < 1:
-            raise Refused(f"--{name} must be at least 1, got {value}")
+    steps, batch_size, lr = steps_batch_lr(args, defaults)
     if not lr > 0:
         raise Refused(f"--lr must be positive, got {lr}")
     return steps, batch_size, lr, min(defaults["warmup"], steps // 10)
