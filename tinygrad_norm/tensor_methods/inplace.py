@@ -132,6 +132,10 @@ class InPlaceMethods:
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with values drawn uniformly from [a, b) by `generator` (or the global one)."""
+        if a > b:
+            raise RuntimeError(
+                f"uniform_: expects to return a [from, to) range, but from={a} > to={b}"
+            )
 
         def draw(t):
             values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
