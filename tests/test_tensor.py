@@ -214,7 +214,7 @@ def test_requires_grad_underscore_returns_self():
         ),
         (lambda: tg.tensor([1.0, 2.0]), "tensor([1., 2.])"),
         (lambda: tg.tensor([1, 2, 3]), "tensor([1, 2, 3])"),
-        (lambda: tg.tensor([1.0, 2.0], dtype=tg.float64), "tensor([1., 2.], dtype=float64)"),
+        (lambda: tg.tensor([1.0, 2.0], dtype=tg.float64), "tensor([1., 2.], dtype=torch.float64)"),
         (lambda: tg.tensor(0.5), "tensor(0.5000)"),
         (lambda: tg.tensor(3), "tensor(3)"),
         (lambda: tg.tensor([1.5, -2.0]), "tensor([ 1.5000, -2.0000])"),
@@ -224,7 +224,7 @@ def test_requires_grad_underscore_returns_self():
         (lambda: tg.tensor([0.5, float("inf")]), "tensor([0.5000,    inf])"),
         (lambda: tg.tensor([[1, -2], [30, 4]]), "tensor([[ 1, -2],\n        [30,  4]])"),
         (lambda: tg.zeros(2, 0), "tensor([], size=(2, 0))"),
-        (lambda: tg.tensor([1, 2], dtype=tg.int32), "tensor([1, 2], dtype=int32)"),
+        (lambda: tg.tensor([1, 2], dtype=tg.int32), "tensor([1, 2], dtype=torch.int32)"),
         (
             lambda: (tg.tensor(2.0, requires_grad=True) * 3.0).sum(),
             "tensor(6., grad_fn=<SumBackward>)",
@@ -265,7 +265,7 @@ def test_repr_moves_a_long_suffix_to_its_own_line():
 
 def test_repr_in_float64_default_names_float32(default_float64):
     assert repr(tg.tensor([1.0, 2.0])) == "tensor([1., 2.])"
-    assert repr(tg.tensor([1.0, 2.0], dtype=tg.float32)) == "tensor([1., 2.], dtype=float32)"
+    assert repr(tg.tensor([1.0, 2.0], dtype=tg.float32)) == "tensor([1., 2.], dtype=torch.float32)"
 
 
 def test_set_printoptions_precision(printoptions):

@@ -7,12 +7,24 @@
 The public names, and nothing else, live here.
 """
 
+<<<<<<< HEAD
 from . import autograd, linalg, models, nn, optim, random, utils
+=======
+from . import amp, autograd, backends, cuda, distributed, models, nn, optim, random, utils
+from .amp import autocast
+>>>>>>> course
 from .autograd.engine import Function
-from .autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .broadcast import ShapeError
 from .creation import (
     arange,
+    as_tensor,
     empty,
     empty_like,
     eye,
@@ -29,19 +41,31 @@ from .creation import (
     zeros,
     zeros_like,
 )
+from .devices import device
 from .dtypes import (
+    bfloat16,
     bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
     double,
+    dtype,
     float,
     float16,
     float32,
     float64,
     get_default_dtype,
     half,
+    int,
+    int8,
+    int16,
     int32,
     int64,
     long,
     set_default_dtype,
+    short,
+    uint8,
 )
 from .functions import (
     abs,
@@ -228,6 +252,23 @@ from .functions_shape import (
     where,
 )
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
+from .habits import (
+    are_deterministic_algorithms_enabled,
+    bincount,
+    compile,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_threads,
+    histc,
+    histogram,
+    is_floating_point,
+    is_tensor,
+    numel,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from .io import load, save
 from .learn import (
     BackwardStep,
@@ -240,7 +281,27 @@ from .learn import (
 )
 from .nn.functional_loss import cdist
 from .printing import set_printoptions
-from .random import manual_seed
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+from .sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    poisson,
+    rand_like,
+    randint_like,
+    randn_like,
+    randperm,
+)
 from .tensor import Tensor
+from .tensor_methods.size import Size
+from .torch_alias import install_as_torch, uninstall_as_torch
 
 __version__ = "0.1.0"

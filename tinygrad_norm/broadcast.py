@@ -23,6 +23,7 @@ def broadcast_shape(op: str, *shapes, names=None, fix="reshape or unsqueeze one 
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
+        shapes = [tuple(s) for s in shapes]  # (2, 3), not torch.Size([2, 3]), in the message
         named = [f"{n} {s}" for n, s in zip(names, shapes)] if names else [str(s) for s in shapes]
         raise ShapeError(
             f"{op}: shapes {' and '.join(named)} cannot be broadcast together: aligned from "

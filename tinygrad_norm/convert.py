@@ -62,6 +62,8 @@ def numeric_dtype(dtype) -> np.dtype:
     try:
         numeric = np.dtype(dtype)
     except TypeError:
+        if isinstance(dtype, dtypes.dtype):  # bfloat16: its own message says why
+            raise
         numeric = None
     if numeric is None or numeric.kind not in "biufc":
         raise TypeError(

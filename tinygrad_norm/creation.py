@@ -2,13 +2,16 @@
 
 Sizes come as varargs or one tuple, as in PyTorch: `tg.zeros(2, 3)`, `tg.zeros((2, 3))`,
 `tg.zeros(size=(2, 3))`. Floating results take the default dtype (float32) unless `dtype=`.
+Every function takes `device=` ("cpu", the one device; see `devices.py`); the random ones
+take `generator=` (a `tg.Generator`; the global generator when omitted).
 """
 
 import numpy as np
 
 from . import dtypes
+from .devices import check as check_device
 from .ops.shape import integer_sizes
-from .random import generator
+from .random import numpy_generator
 from .tensor import Tensor
 
 
@@ -33,8 +36,9 @@ def _float(dtype):
     return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
 
 
-def tensor(data, requires_grad=False, dtype=None, name=None) -> Tensor:
+def tensor(data, requires_grad=False, dtype=None, name=None, *, device=None) -> Tensor:
     """The same as `Tensor(...)`: a new tensor holding a copy of `data`."""
+    check_device("tensor", device)
     return Tensor(data, requires_grad=requires_grad, dtype=dtype, name=name)
 
 
@@ -42,6 +46,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a Tensor, copying only when it must (PyTorch's `torch.as_tensor`): a Tensor is
     returned as it is (cast if `dtype` differs), a NumPy array shares its memory, anything else
     (numbers, lists) becomes a new tensor as `tg.tensor` makes it."""
+    check_device("as_tensor", device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)
     if isinstance(data, np.ndarray) and data.dtype.kind in "biuf" and dtype is None:
@@ -56,68 +61,94 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array)
 
 
-def zeros(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_device("zeros", device)
     return _new(np.zeros(_shape("zeros", sizes, size), _float(dtype)), None, requires_grad)
 
 
-def ones(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_device("ones", device)
     return _new(np.ones(_shape("ones", sizes, size), _float(dtype)), None, requires_grad)
 
 
-def empty(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Uninitialised (here: zero-filled) memory of the given size, to be filled in place."""
-    return zeros(*sizes, size=size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*sizes, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full(size, fill_value, dtype=None, requires_grad=False) -> Tensor:
+def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_device("full", device)
     if dtype is None:
         dtype = _float(None) if isinstance(fill_value, float) else np.asarray(fill_value).dtype
         dtype = np.int64 if np.dtype(dtype).kind in "iu" else dtype
     return _new(np.full(_shape("full", (size,), None), fill_value, dtype), None, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False) -> Tensor:
+def zeros_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+    check_device("zeros_like", device)
     return _new(np.zeros_like(np.asarray(t)), dtype, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False) -> Tensor:
+def ones_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+    check_device("ones_like", device)
     return _new(np.ones_like(np.asarray(t)), dtype, requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False) -> Tensor:
+def full_like(t, fill_value, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+    check_device("full_like", device)
     return _new(np.full_like(np.asarray(t), fill_value), dtype, requires_grad)
 
 
-def empty_like(t, dtype=None, requires_grad=False) -> Tensor:
-    return zeros_like(t, dtype, requires_grad)
+def empty_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+    return zeros_like(t, dtype, requires_grad, device=device)
 
 
-def randn(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
-    """Samples of the standard normal distribution N(0, 1), from the global generator."""
-    dtype = _float(dtype)
-    return _new(
-        generator().standard_normal(_shape("randn", sizes, size), dtype=dtype), None, requires_grad
-    )
+def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    """Samples of the standard normal distribution N(0, 1), from `generator` (or the global
+    one)."""
+    check_device("randn", device)
+    rng, shape = numpy_generator(generator, "randn"), _shape("randn", sizes, size)
+    return _new(rng.standard_normal(shape, dtype=_float(dtype)), None, requires_grad)
 
 
-def rand(*sizes, size=None, dtype=None, requires_grad=False) -> Tensor:
-    """Samples of the uniform distribution on [0, 1), from the global generator."""
-    dtype = _float(dtype)
-    return _new(generator().random(_shape("rand", sizes, size), dtype=dtype), None, requires_grad)
+def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    """Samples of the uniform distribution on [0, 1), from `generator` (or the global one)."""
+    check_device("rand", device)
+    rng, shape = numpy_generator(generator, "rand"), _shape("rand", sizes, size)
+    return _new(rng.random(shape, dtype=_float(dtype)), None, requires_grad)
 
 
-def randint(low, high=None, size=None, *, dtype=None) -> Tensor:
-    """Random integers in [low, high) (or [0, low) when `high` is omitted), int64."""
+def randint(
+    low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False
+) -> Tensor:
+    """Random integers in [low, high), int64 unless `dtype=`: `randint(high, size)` or
+    `randint(low, high, size)`, as PyTorch.
+
+    >>> import tinygrad_norm as tg
+    >>> tg.randint(10, (2, 3)).shape, tg.randint(5, 10, size=(4,)).dtype
+    (torch.Size([2, 3]), torch.int64)
+    """
+    check_device("randint", device)
+    if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
+        low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     if size is None:
-        raise TypeError("randint: give size=, e.g. tg.randint(0, 10, size=(2, 3))")
-    shape = (size,) if isinstance(size, int) else tuple(size)
-    return _new(generator().integers(low, high, shape, dtype=np.int64), dtype, False)
+        raise TypeError(
+            "randint: give the size, e.g. tg.randint(10, (2, 3)) or tg.randint(0, 10, (2, 3))"
+        )
+    if int(low) >= int(high):
+        raise RuntimeError(
+            f"randint: expected low < high to draw from [low, high), got low={low}, high={high}"
+        )
+    shape = _shape("randint", (size,), None)
+    values = numpy_generator(generator, "randint").integers(int(low), int(high), shape)
+    return _new(values.astype(np.int64), dtype, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, requires_grad=False) -> Tensor:
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     """Numbers from `start` up to (not including) `end`, `step` apart."""
+    check_device("arange", device)
     if end is None:
         start, end = 0, start
     values = np.arange(start, end, step)
@@ -126,11 +157,13 @@ def arange(start, end=None, step=1, *, dtype=None, requires_grad=False) -> Tenso
     return _new(values, dtype, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, requires_grad=False) -> Tensor:
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_device("linspace", device)
     return _new(np.linspace(start, end, int(steps)), _float(dtype), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, requires_grad=False) -> Tensor:
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    check_device("eye", device)
     return _new(np.eye(n, m), _float(dtype), requires_grad)
 
 

@@ -1,27 +1,184 @@
-"""Data types: NumPy's own dtypes under PyTorch's names, and the default floating dtype."""
+"""Data types: NumPy's dtypes under PyTorch's names, and the default floating dtype.
+
+`tg.float32` is a small `dtype` object that prints `torch.float32`, as PyTorch's does (in
+tinygrad_norm's own error messages it reads `float32`: see `formatted_by_the_library`), and
+stands for NumPy's `np.dtype('float32')` wherever NumPy takes a dtype (NumPy reads its `.dtype`
+attribute): `np.zeros(3, tg.float32)`, `array.astype(tg.float64)`, `tg.float32 == np.float32`.
+`Tensor.dtype` returns these objects; the arrays inside keep plain NumPy dtypes.
+
+>>> import tinygrad_norm as tg
+>>> tg.ones(2).dtype
+torch.float32
+>>> tg.ones(2).dtype == np.float32
+True
+"""
+
+import sys
 
 import numpy as np
 
-float16 = np.dtype(np.float16)
-float32 = np.dtype(np.float32)
-float64 = np.dtype(np.float64)
-int32 = np.dtype(np.int32)
-int64 = np.dtype(np.int64)
-bool = np.dtype(np.bool_)  # noqa: A001 - PyTorch's name, as tg.bool
-half, float, double, long = float16, float32, float64, int64  # noqa: A001
+
+class dtype:  # noqa: N801 - PyTorch's name, as tg.dtype
+    """A NumPy dtype that prints by its PyTorch name (`torch.float32`)."""
+
+    __slots__ = ("_numpy", "_name")
+
+    def __init__(self, numpy_dtype, name: str):
+        self._numpy, self._name = numpy_dtype, name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The NumPy dtype (what `np.dtype(tg.float32)` reads)."""
+        return self._numpy
+
+    @property
+    def kind(self) -> str:
+        return self.dtype.kind
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def name(self) -> str:
+        return self.dtype.name
+
+    @property
+    def type(self):
+        return self.dtype.type
+
+    @property
+    def char(self) -> str:
+        return self.dtype.char
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.dtype.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.dtype.kind == "c"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.dtype.kind in "ifc"
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self._name == other._name
+        try:
+            return self.dtype == np.dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._numpy) if self._numpy is not None else hash(self._name)
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if formatted_by_the_library():  # error messages say "float32", as NumPy
+            return format(self._name if self._numpy is None else self._numpy.name, spec)
+        return format(repr(self), spec)
+
+    def __reduce__(self):
+        return (_by_name, (self._name,))
+
+    @property
+    def str(self):  # noqa: A003 - NumPy's attribute name ('<f4')
+        return self.dtype.str
+
+
+def formatted_by_the_library() -> bool:
+    """Is the f-string (or `format`) formatting a dtype or a shape in tinygrad_norm's own code?
+
+    Your code gets PyTorch's text (`f"{x.shape}"` is `torch.Size([2, 3])`, `f"{x.dtype}"` is
+    `torch.float32`); tinygrad_norm's error messages keep NumPy's plainer `(2, 3)` and `float32`.
+    Frame 0 is this function, 1 the `__format__` that asks, 2 the code holding the f-string.
+    """
+    try:
+        caller = sys._getframe(2).f_globals.get("__name__", "")
+    except ValueError:  # no Python code below: called from C alone
+        return False
+    return caller == "tinygrad_norm" or caller.startswith("tinygrad_norm.")
+
+
+class _Unsupported(dtype):
+    """A PyTorch dtype NumPy has no counterpart for (bfloat16): it can be named and compared,
+    and using it to make or convert a tensor raises a clear TypeError."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        raise TypeError(
+            f"torch.{self._name} is not supported: tinygrad_norm stores tensors as NumPy arrays "
+            f"and NumPy has no {self._name}; use tg.float32 (or tg.float16 for half precision)"
+        )
+
+
+_TORCH_NAMES = {
+    "float16": "float16",
+    "float32": "float32",
+    "float64": "float64",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "bool": "bool",
+    "complex64": "complex64",
+    "complex128": "complex128",
+}
+_BY_NUMPY = {np.dtype(n): dtype(np.dtype(n), t) for n, t in _TORCH_NAMES.items()}
+
+
+def of(numpy_dtype) -> dtype:
+    """The PyTorch-named dtype object for a NumPy dtype (what `Tensor.dtype` returns)."""
+    found = _BY_NUMPY.get(numpy_dtype)
+    if found is None:  # a dtype PyTorch has no name for (float128, ...): NumPy's name
+        numpy_dtype = np.dtype(numpy_dtype)
+        found = _BY_NUMPY.setdefault(numpy_dtype, dtype(numpy_dtype, numpy_dtype.name))
+    return found
+
+
+def _by_name(name: str) -> dtype:
+    return bfloat16 if name == "bfloat16" else of(np.dtype(name))
+
+
+float16 = of(np.dtype(np.float16))
+float32 = of(np.dtype(np.float32))
+float64 = of(np.dtype(np.float64))
+int8 = of(np.dtype(np.int8))
+int16 = of(np.dtype(np.int16))
+int32 = of(np.dtype(np.int32))
+int64 = of(np.dtype(np.int64))
+uint8 = of(np.dtype(np.uint8))
+bool = of(np.dtype(np.bool_))  # noqa: A001 - PyTorch's name, as tg.bool
+complex64 = of(np.dtype(np.complex64))
+complex128 = of(np.dtype(np.complex128))
+bfloat16 = _Unsupported(None, "bfloat16")
+half, float, double, long, int, short = float16, float32, float64, int64, int32, int16  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 _default = {"float": float32}
 
 
 def set_default_dtype(dtype) -> None:
     """Make Python floats become `dtype` (float32 or float64) when a tensor is created."""
-    dtype = np.dtype(dtype)
+    dtype = of(np.dtype(dtype))
     if dtype.kind != "f":
         raise TypeError(f"set_default_dtype: the default dtype must be floating, got {dtype}")
     _default["float"] = dtype
 
 
-def get_default_dtype() -> np.dtype:
+def get_default_dtype() -> dtype:
     """The dtype Python floats become: float32 unless `set_default_dtype` changed it."""
     return _default["float"]
 

@@ -123,7 +123,7 @@ def format_tensor(tensor) -> str:
         else (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool)
     )
     if data.dtype not in plain:
-        extras.append(f"dtype={data.dtype}")
+        extras.append(f"dtype={dtypes.of(data.dtype)!r}")
     if tensor.grad_fn is not None:
         extras.append(f"grad_fn={tensor.grad_fn!r}")
     elif tensor.requires_grad:

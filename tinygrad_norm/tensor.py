@@ -42,13 +42,18 @@ from .ops.elementwise import (
 )
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
+from .tensor_methods.compat import CompatMethods, to_arguments
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
 from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.reductions import ReductionMethods
+<<<<<<< HEAD
 from .tensor_methods.shape import ShapeMethods
+=======
+from .tensor_methods.size import Size
+>>>>>>> course
 
 
 class Tensor(
@@ -59,7 +64,11 @@ class Tensor(
     MovementMethods,
     InPlaceMethods,
     MathMethods,
+<<<<<<< HEAD
     ShapeMethods,
+=======
+    CompatMethods,
+>>>>>>> course
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
@@ -99,12 +108,12 @@ class Tensor(
 
     # --- what it is ----------------------------------------------------------------------------
     @property
-    def shape(self) -> tuple:
-        return self.data.shape
+    def shape(self) -> Size:
+        return Size(self.data.shape)
 
     @property
-    def dtype(self) -> np.dtype:
-        return self.data.dtype
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.of(self.data.dtype)
 
     @property
     def ndim(self) -> int:
@@ -114,8 +123,8 @@ class Tensor(
         return self.data.ndim
 
     def size(self, dim=None):
-        """The shape as a tuple, or the size of one dimension."""
-        return self.data.shape if dim is None else self.data.shape[dim]
+        """The shape as a tuple (a `Size`), or the size of one dimension."""
+        return Size(self.data.shape) if dim is None else self.data.shape[dim]
 
     def numel(self) -> int:
         return self.data.size
@@ -190,12 +199,14 @@ class Tensor(
         """This tensor if its memory is in row-major order, else a copy that is."""
         return self if self.data.flags.c_contiguous else self.clone()
 
-    def to(self, dtype=None, *args, **kwargs) -> Tensor:
-        """Convert to `dtype` (differentiably); a device such as "cpu" is accepted and ignored."""
-        if dtype is None or isinstance(dtype, str) and dtype.startswith("cpu"):
-            return self
-        dtype = numeric_dtype(dtype)
-        return self if dtype == self.dtype else Cast.apply(self, dtype)
+    def to(self, *args, **kwargs) -> Tensor:
+        """Convert to a dtype (differentiably): `to(dtype)`, `to("cpu")`, `to(device, dtype)`,
+        `to(other)`, as PyTorch; a device other than the CPU raises a clear error."""
+        dtype, copy = to_arguments(self, args, kwargs)
+        dtype = self.data.dtype if dtype is None else numeric_dtype(dtype)
+        if dtype == self.data.dtype:
+            return self.clone() if copy else self
+        return Cast.apply(self, dtype)
 
     def float(self) -> Tensor:
         return self.to(dtypes.float32)

@@ -96,3 +96,16 @@ class enable_grad(_GradMode):
 
     def __init__(self):
         super().__init__(True)
+
+
+class inference_mode(set_grad_enabled):
+    """PyTorch's faster `no_grad` for evaluation: `with tg.inference_mode():` or
+    `@tg.inference_mode()`. Here it is `no_grad` (`inference_mode(False)` records as usual)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # `@tg.inference_mode` without parentheses, as PyTorch allows
+            return cls(True)(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True):
+        super().__init__(not mode)

@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from . import bench, draw, explore, generate, gradcheck, sample, steps, train
+from . import bench, draw, explore, generate, gradcheck, run, sample, steps, train
 
 COMMANDS = {
     "train": train,
@@ -20,6 +20,7 @@ COMMANDS = {
     "draw": draw,
     "explore": explore,
     "bench": bench,
+    "run": run,
 }
 
 

@@ -12,7 +12,7 @@ two nearly equal numbers.
     >>> x = tg.tensor([[1.0, -2.0, 0.5]], dtype=tg.float64, requires_grad=True)
     >>> result = tg.gradcheck(lambda x: x.tanh() * x, x)
     >>> result.ok, result.rows[0].shape, result.rows[0].status
-    (True, (1, 3), 'ok')
+    (True, torch.Size([1, 3]), 'ok')
 
 - `check.py`: `gradcheck`, `gradgradcheck`: analytic Jacobians row by row from backward,
   numerical ones column by column, gradient shapes and dtypes, determinism, random-op replay.

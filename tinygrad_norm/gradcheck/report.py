@@ -158,7 +158,7 @@ class GradcheckResult:
                 (
                     str(row.output),
                     row.label,
-                    str(row.shape),
+                    str(tuple(row.shape)),
                     f"{row.max_abs:.2e}",
                     f"{row.max_rel:.2e}",
                     worst,

@@ -14,7 +14,7 @@ state dicts (`torch_pickle.py`), without PyTorch and without running code from t
 >>> save({"w": tg.ones(2, 3), "step": 10, "betas": (0.9, 0.99), "note": None}, path)
 >>> state = load(path)
 >>> state["w"].shape, state["step"], state["betas"], state["note"]
-((2, 3), 10, (0.9, 0.99), None)
+(torch.Size([2, 3]), 10, (0.9, 0.99), None)
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ token embedding (weight tying): the same Parameter is `transformer.wte.weight` a
 >>> model = tg.models.GPT(config)
 >>> logits, loss = model(tg.randint(0, 11, size=(2, 5)), targets=tg.randint(0, 11, size=(2, 5)))
 >>> logits.shape, loss.shape
-((2, 5, 11), ())
+(torch.Size([2, 5, 11]), torch.Size([]))
 >>> model.generate(tg.tensor([[1, 2]]), max_new_tokens=3).shape
-(1, 5)
+torch.Size([1, 5])
 """
 
 from __future__ import annotations

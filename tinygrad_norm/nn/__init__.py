@@ -1,6 +1,6 @@
 """nn: Modules, Parameters and initialisation (`from tinygrad_norm import nn`)."""
 
-from . import init, utils
+from . import functional, init, parallel, utils
 from .activation import (
     CELU,
     ELU,

@@ -61,7 +61,7 @@ class Attention(Module):
     >>> attn = Attention(d_model=8, n_head=2, n_ctx=4).eval()
     >>> y, w = attn(tg.randn(1, 3, 8), return_weights=True)
     >>> y.shape, w.shape
-    ((1, 3, 8), (1, 2, 3, 3))
+    (torch.Size([1, 3, 8]), torch.Size([1, 2, 3, 3]))
     >>> w[0, 0].tolist()[0]          # the first token can only see itself
     [1.0, 0.0, 0.0]
     >>> sorted(attn.state_dict())    # the mask buffer is not saved
@@ -229,9 +229,9 @@ class FeedForward(Module):
     >>> _ = tg.manual_seed(0)
     >>> mlp = FeedForward(d_model=4)
     >>> mlp.c_fc.weight.shape, mlp.c_proj.weight.shape
-    ((4, 16), (16, 4))
+    (torch.Size([4, 16]), torch.Size([16, 4]))
     >>> mlp(tg.randn(2, 3, 4)).shape
-    (2, 3, 4)
+    torch.Size([2, 3, 4])
     """
 
     def __init__(

@@ -173,7 +173,7 @@ class BatchNorm2d(_BatchNorm):
     >>> from tinygrad_norm import nn
     >>> bn = nn.BatchNorm2d(3)
     >>> bn(tg.randn(4, 3, 5, 5)).shape, bn.num_batches_tracked
-    ((4, 3, 5, 5), tensor(1))
+    (torch.Size([4, 3, 5, 5]), tensor(1))
     """
     )
     _ranks = (4,)
@@ -252,7 +252,7 @@ class InstanceNorm2d(_InstanceNorm):
     >>> import tinygrad_norm as tg
     >>> from tinygrad_norm import nn
     >>> nn.InstanceNorm2d(3, affine=True)(tg.randn(2, 3, 4, 4)).shape
-    (2, 3, 4, 4)
+    torch.Size([2, 3, 4, 4])
     """
     )
     _ranks = (3, 4)

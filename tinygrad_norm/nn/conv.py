@@ -155,7 +155,7 @@ class Conv1d(_Conv):
 
     >>> import tinygrad_norm as tg
     >>> Conv1d(2, 4, 3, padding="same")(tg.ones(1, 2, 5)).shape
-    (1, 4, 5)
+    torch.Size([1, 4, 5])
     """
 
     n_space = 1
@@ -173,7 +173,7 @@ class Conv2d(_Conv):
     >>> layer
     Conv2d(3, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1))
     >>> layer(tg.ones(2, 3, 9, 9)).shape
-    (2, 8, 5, 5)
+    torch.Size([2, 8, 5, 5])
     """
 
     n_space = 2
@@ -276,7 +276,7 @@ class ConvTranspose2d(_ConvTranspose):
 
     >>> import tinygrad_norm as tg
     >>> ConvTranspose2d(4, 2, 2, stride=2)(tg.ones(1, 4, 3, 3)).shape
-    (1, 2, 6, 6)
+    torch.Size([1, 2, 6, 6])
     """
 
     n_space = 2

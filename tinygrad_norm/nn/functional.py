@@ -18,7 +18,7 @@ from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
 from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
-from ..random import generator
+from ..random import numpy_generator
 from ..tensor import Tensor
 from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
 from .functional_activation import __all__ as _activations
@@ -74,10 +74,13 @@ from .functional_pool import (
 from .functional_shape import normalize, one_hot, pad  # noqa: F401 - re-exported
 
 __all__ = [
+    "alpha_dropout",
     "batch_norm",
     "conv1d_gpt2",
     "cross_entropy",
     "dropout",
+    "dropout1d",
+    "dropout2d",
     "embedding",
     "gelu",
     "group_norm",
@@ -93,7 +96,9 @@ __all__ = [
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",
+    "sigmoid",
     "softmax",
+    "tanh",
     # convolution and pooling (functional_conv.py, functional_pool.py)
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
@@ -144,7 +149,7 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
 
     >>> import tinygrad_norm as tg
     >>> linear(tg.ones(2, 3), tg.ones(4, 3), tg.zeros(4)).shape
-    (2, 4)
+    torch.Size([2, 4])
     """
     x, weight = as_tensor(input), as_tensor(weight)
     if weight.ndim != 2:
@@ -170,7 +175,7 @@ def conv1d_gpt2(x, weight, bias=None):
 
     >>> import tinygrad_norm as tg
     >>> conv1d_gpt2(tg.ones(2, 5, 3), tg.ones(3, 4), tg.zeros(4)).shape
-    (2, 5, 4)
+    torch.Size([2, 5, 4])
     """
     x, weight = as_tensor(x), as_tensor(weight)
     if weight.ndim != 2:
@@ -260,13 +265,13 @@ def _float_input(op: str, input, dim, dtype):  # noqa: A002
     return x if dtype is None else x.to(dtype)
 
 
-def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch's name
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # noqa: A002
     """Inverted dropout: zero each element with probability p, scale the rest by 1 / (1 - p).
 
     The scaling keeps the expected value of every element unchanged, so nothing needs to
     change at evaluation time, when dropout is the identity (`training=False`, or p = 0).
-    p = 1 zeroes everything. The keep-mask is drawn from the global generator
-    (`tg.manual_seed`, `tg.random.fork_rng`). Srivastava et al., 2014, "Dropout".
+    p = 1 zeroes everything. The keep-mask is drawn from `generator` (a `tg.Generator`) or the
+    global generator (`tg.manual_seed`, `tg.random.fork_rng`). Srivastava et al., 2014, "Dropout".
     `inplace` is accepted for PyTorch's signature; the result is always a new tensor.
 
     >>> import tinygrad_norm as tg
@@ -283,7 +288,7 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - PyTorch
         return x
     if p == 1.0:
         return x * 0.0
-    keep = generator().random(x.shape) >= p
+    keep = numpy_generator(generator, "dropout").random(x.data.shape) >= p
     return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
 
 
@@ -419,3 +424,7 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     if reduction == "none":
         return squared
     return squared.sum() if reduction == "sum" else squared.mean()
+
+
+from ..functions import sigmoid, tanh  # noqa: E402 - F.sigmoid, F.tanh are tg.sigmoid, tg.tanh
+from .functional_dropout import alpha_dropout, dropout1d, dropout2d  # noqa: E402

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..random import generator
+from ..random import numpy_generator
 from ..tensor import Tensor
 
 
@@ -33,17 +33,17 @@ def _data(tensor, fn: str) -> np.ndarray:
     return tensor.data
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
-    """Fill with samples of U(a, b)."""
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """Fill with samples of U(a, b), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "uniform_")
-    data[...] = generator().uniform(a, b, data.shape)
+    data[...] = numpy_generator(generator, "nn.init.uniform_").uniform(a, b, data.shape)
     return tensor
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
-    """Fill with samples of N(mean, std²)."""
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """Fill with samples of N(mean, std²), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "normal_")
-    data[...] = generator().normal(mean, std, data.shape)
+    data[...] = numpy_generator(generator, "nn.init.normal_").normal(mean, std, data.shape)
     return tensor
 
 
@@ -109,7 +109,7 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
     )
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Glorot & Bengio (2010): U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
 
     U(-a, a) has variance a² / 3 = gain² * 2 / (fan_in + fan_out).
@@ -119,16 +119,16 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Glorot & Bengio (2010): N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     if _empty(tensor):
         return tensor
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / (fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def _empty(tensor: Tensor) -> bool:
@@ -144,7 +144,11 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 
 def kaiming_uniform_(
-    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
 ) -> Tensor:
     """He et al. (2015): U(-bound, bound) with bound = gain * sqrt(3 / fan), where
     gain = calculate_gain(nonlinearity, a) and fan is fan_in (keeps the forward variance) or
@@ -157,15 +161,19 @@ def kaiming_uniform_(
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(
-    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator=None,
 ) -> Tensor:
     """He et al. (2015): N(0, std²) with std = gain / sqrt(fan) (see `kaiming_uniform_`)."""
     if _empty(tensor):
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)

@@ -34,7 +34,7 @@ class Linear(Module):
     >>> layer
     Linear(in_features=3, out_features=2, bias=True)
     >>> layer(tg.ones(4, 3)).shape
-    (4, 2)
+    torch.Size([4, 2])
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, dtype=None):
@@ -74,9 +74,9 @@ class Conv1D(Module):
     >>> _ = tg.manual_seed(0)
     >>> c_attn = Conv1D(12, 4)        # 4 inputs -> 12 outputs
     >>> c_attn.weight.shape, c_attn.bias.shape
-    ((4, 12), (12,))
+    (torch.Size([4, 12]), torch.Size([12]))
     >>> c_attn(tg.ones(2, 5, 4)).shape
-    (2, 5, 12)
+    torch.Size([2, 5, 12])
     """
 
     def __init__(self, nf: int, nx: int, bias: bool = True, *, dtype=None):
@@ -104,7 +104,7 @@ class Embedding(Module):
     >>> _ = tg.manual_seed(0)
     >>> wte = Embedding(10, 3)
     >>> wte(tg.tensor([[1, 2, 1]])).shape
-    (1, 3, 3)
+    torch.Size([1, 3, 3])
     """
 
     def __init__(

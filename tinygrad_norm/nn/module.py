@@ -26,6 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import devices
 from ..tensor import Tensor
 from .hooks import RemovableHandle, add_hook, call_module
 from .parameter import Parameter
@@ -324,10 +325,12 @@ class Module:
         return self
 
     def to(self, *args, dtype=None, device=None) -> Module:
-        """Convert floating parameters and buffers to `dtype` in place (`"cpu"` is accepted
-        and ignored; integer buffers keep their dtype, as in PyTorch)."""
+        """Convert floating parameters and buffers to `dtype` in place (the device "cpu" is
+        accepted; "cuda" raises; integer buffers keep their dtype, as in PyTorch)."""
+        devices.check("Module.to", device)
         for arg in args:
-            if isinstance(arg, str) and arg.startswith("cpu"):
+            if devices.is_device(arg):
+                devices.check("Module.to", arg)
                 continue
             dtype = arg
         if dtype is None:
@@ -339,6 +342,12 @@ class Module:
                 "left as they are, and parameters must stay floating"
             )
         return self._convert(lambda a: a.astype(dtype) if a.dtype.kind == "f" else a)
+
+    def cpu(self) -> Module:
+        return self
+
+    def cuda(self, device=None) -> Module:
+        devices.check("Module.cuda", "cuda")
 
     def float(self) -> Module:
         return self.to(np.float32)

@@ -69,7 +69,7 @@ class LayerNorm(Module):
     tensor([[-1.2247,  0.0000,  1.2247]], grad_fn=<LayerNormBackward>)
     >>> ln = nn.LayerNorm(dimensions=2)   # normalize each (T, C) slice
     >>> ln(tg.randn(4, 5, 8)).shape, ln.weight.shape, ln.gamma is ln.weight
-    ((4, 5, 8), (5, 8), True)
+    (torch.Size([4, 5, 8]), torch.Size([5, 8]), True)
     """
 
     _aliases = {"gamma": "weight", "beta": "bias"}

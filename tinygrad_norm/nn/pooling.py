@@ -55,7 +55,7 @@ class MaxPool2d(_MaxPool):
 
     >>> import tinygrad_norm as tg
     >>> MaxPool2d(2)(tg.ones(1, 3, 8, 6)).shape
-    (1, 3, 4, 3)
+    torch.Size([1, 3, 4, 3])
     """
 
 
@@ -135,7 +135,7 @@ class AdaptiveAvgPool2d(_Adaptive):
 
     >>> import tinygrad_norm as tg
     >>> AdaptiveAvgPool2d((1, 1))(tg.ones(2, 5, 7, 3)).shape
-    (2, 5, 1, 1)
+    torch.Size([2, 5, 1, 1])
     """
 
     def __init__(self, output_size):
@@ -164,7 +164,7 @@ class Upsample(Module):
 
     >>> import tinygrad_norm as tg
     >>> Upsample(scale_factor=2, mode="nearest")(tg.ones(1, 1, 2, 3)).shape
-    (1, 1, 4, 6)
+    torch.Size([1, 1, 4, 6])
     """
 
     def __init__(
@@ -339,7 +339,7 @@ class Unflatten(Module):
 
     >>> import tinygrad_norm as tg
     >>> Unflatten(1, (2, 3))(tg.ones(4, 6)).shape
-    (4, 2, 3)
+    torch.Size([4, 2, 3])
     """
 
     def __init__(self, dim: int, unflattened_size):

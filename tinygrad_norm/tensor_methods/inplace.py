@@ -38,7 +38,7 @@ from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
-from ..random import generator
+from ..random import numpy_generator
 
 
 class InPlaceMethods:
@@ -127,23 +127,17 @@ class InPlaceMethods:
             )
         return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 
-    def uniform_(self, a=0.0, b=1.0):
-        """Fill with values drawn uniformly from [a, b) by the global generator."""
-
-        def draw(t):
-            return _replace(t, generator().uniform(a, b, t.shape).astype(t.dtype))
-
-        return self._change_in_place("uniform_", draw)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        """Fill with values drawn uniformly from [a, b) by `generator` (or the global one)."""
+        draw = numpy_generator(generator, "uniform_").uniform(a, b, self.data.shape)
+        return self._change_in_place("uniform_", lambda t: _replace(t, draw.astype(t.dtype)))
 
     uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
 
-    def normal_(self, mean=0.0, std=1.0):
-        """Fill with values drawn from N(mean, std²) by the global generator."""
-
-        def draw(t):
-            return _replace(t, generator().normal(mean, std, t.shape).astype(t.dtype))
-
-        return self._change_in_place("normal_", draw)
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
+        draw = numpy_generator(generator, "normal_").normal(mean, std, self.data.shape)
+        return self._change_in_place("normal_", lambda t: _replace(t, draw.astype(t.dtype)))
 
     def __iadd__(self, other):
         return self.add_(other)

@@ -47,7 +47,7 @@ class SelfAttention(Function):
     >>> causal = np.tril(np.ones((2, 2), dtype=bool))
     >>> y = SelfAttention.apply(qkv, 1, causal, 1.0)
     >>> y.shape, y.grad_fn
-    ((1, 2, 2), <SelfAttentionBackward>)
+    (torch.Size([1, 2, 2]), <SelfAttentionBackward>)
     """
 
     formula = (

@@ -28,10 +28,10 @@ class Linear(Function):
     >>> w = tg.ones(4, 5, requires_grad=True)
     >>> y = Linear.apply(x, w, None)
     >>> y.shape, y.grad_fn
-    ((2, 3, 5), <LinearBackward>)
+    (torch.Size([2, 3, 5]), <LinearBackward>)
     >>> y.sum().backward()
     >>> w.grad.shape, float(w.grad[0, 0])     # 6 positions, each x = 1
-    ((4, 5), 6.0)
+    (torch.Size([4, 5]), 6.0)
     """
 
     formula = "grad_x = grad_out @ w^T;  grad_w = x^T @ grad_out;  grad_b = sum(grad_out)"

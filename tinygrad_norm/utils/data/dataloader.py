@@ -42,7 +42,7 @@ def default_collate(batch: list):
     >>> import tinygrad_norm as tg
     >>> x, y = default_collate([(tg.zeros(2), 1), (tg.ones(2), 0)])
     >>> x.shape, y.tolist()
-    ((2, 2), [1, 0])
+    (torch.Size([2, 2]), [1, 0])
     """
     elem = batch[0]
     if isinstance(elem, Tensor):

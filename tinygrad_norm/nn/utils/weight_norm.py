@@ -1,4 +1,4 @@
-"""nn.utils: weight normalization (`nn.utils.weight_norm`, `nn.utils.remove_weight_norm`).
+"""nn.utils.weight_norm: weight normalization (`weight_norm`, `remove_weight_norm`).
 
 Weight normalization (Salimans & Kingma, 2016) writes a weight as a length times a direction,
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
-from .module import Module
-from .parameter import Parameter
+from ...autograd.grad_mode import no_grad
+from ..module import Module
+from ..parameter import Parameter
 
 __all__ = ["remove_weight_norm", "weight_norm"]
 
@@ -71,7 +71,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     ...         return x @ self.weight.T
     >>> m = nn.utils.weight_norm(Linear())
     >>> [(n, p.shape) for n, p in m.named_parameters()]
-    [('weight_g', (2, 1)), ('weight_v', (2, 2))]
+    [('weight_g', torch.Size([2, 1])), ('weight_v', torch.Size([2, 2]))]
     >>> m.weight_g
     Parameter containing:
     tensor([[5.],

@@ -1,0 +1,35 @@
+"""Run a PyTorch script unchanged, with `import torch` resolved to tinygrad_norm.
+
+    python -m tinygrad_norm run train.py --steps 100
+
+The script sees `sys.argv == ["train.py", "--steps", "100"]` and runs as `__main__`, as under
+`python train.py`. Where it uses something tinygrad_norm lacks, the error names it
+("tinygrad_norm does not implement torch.fft yet").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+
+from ..torch_alias import install_as_torch
+
+HELP = "run a PyTorch script unchanged, with import torch resolved to tinygrad_norm"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("script", help="the Python file to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not os.path.isfile(args.script):
+        print(f"run: no such file: {args.script}", file=sys.stderr)
+        return 2
+    install_as_torch()
+    sys.argv = [args.script, *args.args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))  # as `python script.py`
+    runpy.run_path(args.script, run_name="__main__")
+    return 0

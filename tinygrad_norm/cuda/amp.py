@@ -1,0 +1,6 @@
+"""`torch.cuda.amp` (PyTorch's older spelling of `torch.amp`): the same no-op `autocast` and
+`GradScaler` as `tinygrad_norm.amp`."""
+
+from ..amp import GradScaler, autocast
+
+__all__ = ["GradScaler", "autocast"]

@@ -1,0 +1,88 @@
+"""Dropout's relatives (F): whole channels at once (`dropout1d`, `dropout2d`), and
+`alpha_dropout`, which keeps a SELU network's mean 0 and variance 1.
+
+Like `F.dropout`, each draws its mask from `generator=` (a `tg.Generator`) or the global
+generator, is the identity when `training=False` or p = 0, and is differentiable in the input
+(the mask is a constant: grad_x = mask-scaled grad_output).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..creation import as_tensor
+from ..random import numpy_generator
+from ..tensor import Tensor
+
+# SELU's constants: the value SELU tends to for large negative inputs is -scale * alpha.
+SELU_SATURATION = 1.0507009873554805 * 1.6732632423543772
+
+
+def _check_p(op: str, p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{op}: p is the probability of dropping and must be in [0, 1], got {p}")
+
+
+def _channel_dropout(op: str, input, p, training, generator, dims: tuple) -> Tensor:  # noqa: A002
+    """Zero whole channels: a keep-mask of shape (N, C, 1, ...) (or (C, 1, ...) unbatched),
+    survivors scaled by 1 / (1 - p)."""
+    x = as_tensor(input)
+    _check_p(op, p)
+    if x.ndim == 2 and dims == (3, 4):  # PyTorch warns and drops single elements
+        warnings.warn(
+            "dropout2d: a 2-D input has no spatial axes, so each element is its own channel: "
+            "this is F.dropout (use that instead; PyTorch will make this an error)",
+            UserWarning,
+            stacklevel=3,
+        )
+        dims = (2, 2)  # batched (N, C): one mask entry per element
+    if x.ndim not in dims:
+        raise RuntimeError(
+            f"{op}: expected a {' or '.join(f'{d}D' for d in dims)} input (N, C, ...) or "
+            f"(C, ...), got a {x.ndim}D input of shape {x.shape}"
+        )
+    if not training or p == 0.0:
+        return x
+    batched = x.ndim == dims[-1]
+    mask_shape = x.data.shape[: 2 if batched else 1] + (1,) * (x.ndim - (2 if batched else 1))
+    if p == 1.0:
+        return x * 0.0
+    keep = numpy_generator(generator, op).random(mask_shape) >= p
+    return x * (keep * (1.0 / (1.0 - p))).astype(x.data.dtype)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
+    """Zero each channel of an (N, C, L) or (C, L) input with probability p (all L values at
+    once), scale the rest by 1 / (1 - p). Tompson et al., 2015 ("spatial dropout")."""
+    return _channel_dropout("dropout1d", input, p, training, generator, (2, 3))
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
+    """Zero each channel (feature map) of an (N, C, H, W) or (C, H, W) input with probability
+    p, scale the rest by 1 / (1 - p)."""
+    return _channel_dropout("dropout2d", input, p, training, generator, (3, 4))
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
+    """Dropout for SELU networks (Klambauer et al., 2017): a dropped element becomes SELU's
+    saturation value a' = -1.7581, then an affine map a * y + b restores mean 0, variance 1
+    for inputs of mean 0, variance 1:
+
+        a = 1 / sqrt((1 - p) * (1 + p * a'^2)),   b = -a * a' * p
+
+    Note PyTorch's default `training=False` for this function (the identity).
+    """
+    x = as_tensor(input)
+    _check_p("alpha_dropout", p)
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    keep = numpy_generator(generator, "alpha_dropout").random(x.data.shape) >= p
+    a = 1.0 / np.sqrt((1.0 - p) * (1.0 + p * SELU_SATURATION**2))
+    b = a * SELU_SATURATION * p
+    scale = (keep * a).astype(x.data.dtype)
+    shift = ((keep - 1.0) * SELU_SATURATION * a + b).astype(x.data.dtype)
+    return x * scale + shift

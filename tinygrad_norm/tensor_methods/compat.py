@@ -1,0 +1,202 @@
+"""PyTorch habits of a Tensor: its device, `.cpu()`, `nelement()`, `type()`, `f"{t:.4f}"`,
+`new_zeros`, the random in-place fills (`bernoulli_`, `random_`) and draws (`multinomial`).
+
+These change no maths; they let PyTorch course code run unchanged. `CompatMethods` is mixed
+into `Tensor`, so every method here is an ordinary Tensor method.
+
+>>> import tinygrad_norm as tg
+>>> t = tg.tensor(3.14159)
+>>> f"{t:.2f}", t.device, t.type()
+('3.14', device(type='cpu'), 'torch.FloatTensor')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import devices
+from ..autograd.grad_mode import is_grad_enabled
+from ..random import draw_multinomial, numpy_generator
+
+# `t.type()`: PyTorch's legacy tensor-type names.
+TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+_DTYPE_OF_TYPE = {f"torch.{name}": dtype for dtype, name in TYPE_NAMES.items()}
+
+
+class CompatMethods:
+    __slots__ = ()
+
+    is_cuda = False
+    is_cpu = True
+    is_sparse = False
+    is_quantized = False
+
+    # --- where it lives ------------------------------------------------------------------------
+    @property
+    def device(self) -> devices.device:
+        """Always `device(type='cpu')`: tinygrad_norm's arrays live in NumPy, in main memory."""
+        return devices.CPU
+
+    def cpu(self, memory_format=None):
+        return self
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """Raises: tinygrad_norm runs on the CPU. (`"cuda" if torch.cuda.is_available()
+        else "cpu"` picks the CPU here.)"""
+        devices.check("cuda", "cuda" if device is None else devices.device("cuda", device))
+
+    def get_device(self) -> int:
+        return -1  # PyTorch's answer for a CPU tensor
+
+    def pin_memory(self):
+        return self
+
+    def is_pinned(self) -> bool:
+        return False
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return True
+
+    # --- what it is ----------------------------------------------------------------------------
+    def nelement(self) -> int:
+        """The number of elements (the same as `numel()`)."""
+        return self.data.size
+
+    def element_size(self) -> int:
+        """Bytes per element: 4 for float32, 8 for float64 and int64, 1 for bool."""
+        return self.data.dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        return self.data.dtype.kind == "c"
+
+    def type(self, dtype=None, non_blocking=False):  # noqa: A003 - PyTorch's name
+        """Without an argument, the legacy type name ('torch.FloatTensor'); with a dtype or a
+        type name ('torch.DoubleTensor'), the tensor converted to it."""
+        if dtype is None:
+            name = self.data.dtype.name
+            return f"torch.{TYPE_NAMES.get(name, name)}"
+        if isinstance(dtype, str):
+            if dtype not in _DTYPE_OF_TYPE:
+                raise ValueError(
+                    f"type: invalid type {dtype!r}; use a dtype such as tg.float64 or one of "
+                    f"{', '.join(sorted(_DTYPE_OF_TYPE))}"
+                )
+            dtype = _DTYPE_OF_TYPE[dtype]
+        return self.to(dtype)
+
+    def __format__(self, spec: str) -> str:
+        """A 0-d tensor formats as its number (`f"{loss:.4f}"`), as in PyTorch; a tensor with
+        dimensions only without a format spec (its repr)."""
+        if self.data.ndim == 0:
+            return format(self.data.item(), spec)
+        if spec:
+            raise TypeError(
+                f"unsupported format string passed to Tensor.__format__: only a 0-d tensor takes "
+                f"{spec!r}, this one has shape {tuple(self.data.shape)}; format t.item() or the "
+                "elements of t.tolist()"
+            )
+        return repr(self)
+
+    # --- new tensors of the same dtype ---------------------------------------------------------
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        devices.check("new_tensor", device)
+        return type(self)(data, dtype=self.data.dtype if dtype is None else dtype).requires_grad_(
+            requires_grad
+        )
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        devices.check("new_full", device)
+        dtype = self.data.dtype if dtype is None else np.dtype(dtype)
+        shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+        return type(self)._make(np.full(shape, fill_value, dtype)).requires_grad_(requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_full(
+            _sizes(size), 0, dtype=dtype, device=device, requires_grad=requires_grad
+        )
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_full(
+            _sizes(size), 1, dtype=dtype, device=device, requires_grad=requires_grad
+        )
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+    # --- random fills, in place (through copy_: checked and counted as every in-place change) ---
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Fill with 1 (probability p) or 0, drawn from `generator` (or the global one)."""
+        p = np.asarray(p.data if hasattr(p, "data") else p, dtype=np.float64)
+        if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
+            raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
+        draws = numpy_generator(generator, "bernoulli_").random(self.data.shape) < p
+        return self._fill("bernoulli_", draws)
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
+        omitted, as `random_(to)` in PyTorch)."""
+        low, high = (0, from_) if to is None else (from_, to)
+        if to is None and from_ == 0:
+            high = 2 ** (np.finfo(self.data.dtype).nmant + 1) if self.is_floating_point() else 2**31
+        draws = numpy_generator(generator, "random_").integers(low, high, self.data.shape)
+        return self._fill("random_", draws)
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        """Fill with samples of the exponential distribution of rate `lambd`."""
+        rng = numpy_generator(generator, "exponential_")
+        return self._fill("exponential_", rng.exponential(1.0 / lambd, self.data.shape))
+
+    def _fill(self, op: str, values: np.ndarray):
+        if self.requires_grad and is_grad_enabled():
+            raise RuntimeError(
+                f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
+                "do it inside `with tg.no_grad():` (as initialisation does)"
+            )
+        return self.copy_(type(self)._make(values.astype(self.data.dtype)))
+
+    # --- random draws --------------------------------------------------------------------------
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Indices drawn with these (unnormalised) weights: see `tg.multinomial`."""
+        rng = numpy_generator(generator, "multinomial")
+        return type(self)._make(draw_multinomial(self.data, num_samples, replacement, rng))
+
+    def bernoulli(self, p=None, *, generator=None):
+        """1 with probability self (or `p`), else 0, in this tensor's dtype."""
+        out = type(self)._make(np.empty_like(self.data))
+        return out.bernoulli_(self.data if p is None else p, generator=generator)
+
+
+def _sizes(size: tuple) -> tuple:
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+
+
+def to_arguments(tensor, args: tuple, kwargs: dict):
+    """The dtype that `tensor.to(...)` asks for (None: keep), from any of PyTorch's forms:
+    `to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other_tensor)`, keywords `dtype=`,
+    `device=`, `non_blocking=`, `copy=`. A device other than the CPU raises."""
+    dtype, copy = kwargs.pop("dtype", None), kwargs.pop("copy", False)
+    devices.check("to", kwargs.pop("device", None))
+    kwargs.pop("non_blocking", None), kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to: unexpected keyword argument(s) {', '.join(kwargs)}")
+    for arg in args:
+        if isinstance(arg, CompatMethods):
+            dtype = arg.data.dtype
+        elif devices.is_device(arg) or isinstance(arg, int) and not isinstance(arg, bool):
+            devices.check("to", arg)
+        elif arg is not None and not isinstance(arg, bool):
+            dtype = arg
+    return dtype, bool(copy)
