@@ -7,12 +7,8 @@
 The public names, and nothing else, live here.
 """
 
-<<<<<<< HEAD
-from . import autograd, linalg, models, nn, optim, random, utils
-=======
-from . import amp, autograd, backends, cuda, distributed, models, nn, optim, random, utils
+from . import amp, autograd, backends, cuda, distributed, linalg, models, nn, optim, random, utils
 from .amp import autocast
->>>>>>> course
 from .autograd.engine import Function
 from .autograd.grad_mode import (
     enable_grad,

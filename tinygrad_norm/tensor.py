@@ -49,11 +49,8 @@ from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.reductions import ReductionMethods
-<<<<<<< HEAD
 from .tensor_methods.shape import ShapeMethods
-=======
 from .tensor_methods.size import Size
->>>>>>> course
 
 
 class Tensor(
@@ -64,11 +61,8 @@ class Tensor(
     MovementMethods,
     InPlaceMethods,
     MathMethods,
-<<<<<<< HEAD
     ShapeMethods,
-=======
     CompatMethods,
->>>>>>> course
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 

@@ -4,10 +4,7 @@
 - `reductions`: sum, mean, var, std, max, min, argmax, norm, softmax, log_softmax, ...
 - `movement`: reshape/view, flatten, permute, transpose, squeeze, expand, repeat, split, ...
 - `math`: issue 12's trig, rounding, logical/bitwise, reductions, scans and sorting
-<<<<<<< HEAD
 - `shape`: gather / scatter / index ops, flip, roll, unfold, diagonal, ..., mm, bmm, dot, kron
-=======
 - `compat`: PyTorch habits: device, cpu/cuda, nelement, type(), f"{t:.4f}", new_zeros, random fills
 - `size`: `Size`, the shape as a tuple printed `torch.Size([2, 3])`
->>>>>>> course
 """

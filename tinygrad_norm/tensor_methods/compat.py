@@ -143,7 +143,7 @@ class CompatMethods:
         if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
             raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
         draws = numpy_generator(generator, "bernoulli_").random(self.data.shape) < p
-        return self._fill("bernoulli_", draws)
+        return self._fill_drawn("bernoulli_", draws)
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
@@ -152,14 +152,14 @@ class CompatMethods:
         if to is None and from_ == 0:
             high = 2 ** (np.finfo(self.data.dtype).nmant + 1) if self.is_floating_point() else 2**31
         draws = numpy_generator(generator, "random_").integers(low, high, self.data.shape)
-        return self._fill("random_", draws)
+        return self._fill_drawn("random_", draws)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd`."""
         rng = numpy_generator(generator, "exponential_")
-        return self._fill("exponential_", rng.exponential(1.0 / lambd, self.data.shape))
+        return self._fill_drawn("exponential_", rng.exponential(1.0 / lambd, self.data.shape))
 
-    def _fill(self, op: str, values: np.ndarray):
+    def _fill_drawn(self, op: str, values: np.ndarray):
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
                 f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
