@@ -7,6 +7,7 @@
 - `embedding`: Embedding, EmbeddingGrad (a gather, and its scatter-add backward)
 - `linear`: Linear (x @ w + b over the last axis: reshape, matmul and bias add in one node)
 - `attention`: SelfAttention (GPT-2's attention core, from packed q, k, v to merged heads)
+- `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -34,6 +35,7 @@ from .embedding import Embedding, EmbeddingGrad
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
 from .linear import Linear, linear, linear_reference
+from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -62,6 +64,9 @@ __all__ = [
     "layer_norm_reference",
     "linear",
     "linear_reference",
+    "LSTMCell",
+    "lstm_cell",
+    "lstm_cell_reference",
     "log_softmax",
     "log_softmax_reference",
     "safe_softmax",
