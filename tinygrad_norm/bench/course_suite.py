@@ -7,11 +7,13 @@ namespaces: once with real PyTorch as `torch`, once with tinygrad_norm in its pl
 find PyTorch). The tinygrad_norm model starts from PyTorch's initial weights (its state_dict,
 buffers included) and both train on the same batch, one training step of the file's
 `train_step` at a time, the two taking turns (the order alternating), one BLAS thread each
-(NumPy's and `torch.set_num_threads(1)`). Reported: the median ms per step, the ratio
-tinygrad_norm / PyTorch, the difference of the first losses (the same maths from the same
-weights: it should be ~1e-6), and the peak resident memory of a process that only builds the
-model and trains it a few steps (VmHWM, the library itself included; `--no-memory` skips
-these processes).
+(NumPy's and `torch.set_num_threads(1)`), timed as the CPU time of this thread
+(`time.thread_time`: on a shared machine, wall time mostly measured the waits for a core; with
+one thread both libraries compute in the calling thread; wall time with `--threads` above 1).
+Reported: the median ms per step, the ratio tinygrad_norm / PyTorch, the difference of the
+first losses (the same maths from the same weights: it should be ~1e-6), and the peak
+resident memory of a process that only builds the model and trains it a few steps (VmHWM, the
+library itself included; `--no-memory` skips these processes).
 
     python -m tinygrad_norm bench --suite course [--models lenet,lstm_lm] [--steps 20] [--tiny]
 """
@@ -96,7 +98,7 @@ def pair(model: str, cfg: dict) -> dict:
     return {"torch": theirs, "tinygrad_norm": Run(model, "tinygrad_norm", cfg, weights)}
 
 
-def time_pair(runs: dict, steps: int, warmup: int) -> dict:
+def time_pair(runs: dict, steps: int, warmup: int, clock=time.thread_time) -> dict:
     """{library: [ms per step]} with the libraries taking turns, the order alternating; the
     first losses under "loss"."""
     times = {name: [] for name in runs}
@@ -105,13 +107,18 @@ def time_pair(runs: dict, steps: int, warmup: int) -> dict:
     for i in range(warmup + steps):
         for name in names if i % 2 == 0 else names[::-1]:
             with torch_is(runs[name].library):  # swapping `torch` is not timed
-                start = time.perf_counter()
+                start = clock()
                 loss = runs[name].train_step()
-                elapsed = (time.perf_counter() - start) * 1e3
+                elapsed = (clock() - start) * 1e3
             first.setdefault(name, loss)
             if i >= warmup:
                 times[name].append(elapsed)
     return {"times": times, "loss": first}
+
+
+def clock_for(threads: int):
+    """This thread's CPU time with one thread; wall time when other threads compute too."""
+    return time.thread_time if threads == 1 else time.perf_counter
 
 
 def peak_rss_mb(model: str, library: str, tiny: bool, steps: int = 3) -> float:
@@ -175,8 +182,9 @@ def run(args) -> int:
     print(
         f"Course models: one training step (forward, backward, optimizer) of the same PyTorch "
         f"source on each library; median of {args.steps} steps after {args.warmup} warm-up, "
-        f"taking turns; NumPy {np.__version__} and PyTorch {torch.__version__}, {threads} "
-        f"thread(s), {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+        f"taking turns, {'CPU' if threads == 1 else 'wall'} time; NumPy {np.__version__} and "
+        f"PyTorch {torch.__version__}, {threads} thread(s), {os.cpu_count()} CPUs, load "
+        f"average {os.getloadavg()[0]:.1f}"
     )
     head = f"{'model':<40}{'torch ms':>10}{'tg ms':>10}{'tg/torch':>10}{'loss diff':>11}"
     head += "" if args.no_memory else f"{'torch MB':>10}{'tg MB':>8}"
@@ -184,7 +192,7 @@ def run(args) -> int:
     for name in models:
         module = load(name, "torch")
         cfg = module.TINY if args.tiny else module.CONFIG
-        result = time_pair(pair(name, cfg), args.steps, args.warmup)
+        result = time_pair(pair(name, cfg), args.steps, args.warmup, clock_for(threads))
         ms = {lib: statistics.median(result["times"][lib]) for lib in LIBRARIES}
         diff = abs(result["loss"]["tinygrad_norm"] - result["loss"]["torch"])
         line = f"{module.NAME:<40}{ms['torch']:>10.2f}{ms['tinygrad_norm']:>10.2f}"

@@ -12,7 +12,9 @@ layout and names):
   from a `GPT2Config` with the same weights (no download) when transformers is installed. The
   tokens are compared: the same weights must give the same greedy tokens.
 
-One BLAS thread (NumPy's and PyTorch's) unless `--threads`; `--tiny` shrinks the model for tests.
+One BLAS thread (NumPy's and PyTorch's) unless `--threads`, timed as this thread's CPU time
+(`time.thread_time`: a shared machine's waits for a core are left out; with more threads, use
+the default `--suite gpt`'s wall-clock figures); `--tiny` shrinks the model for tests.
 
     python -m tinygrad_norm bench --suite gpt2 [--shapes 1x128] [--steps 5] [--new 64]
 """
@@ -30,6 +32,7 @@ import numpy as np
 import tinygrad_norm as tg
 
 from ..utils import blas_threads
+from . import course_suite
 from .numpy_gpt import init_params
 
 # GPT-2 small; TINY keeps the code path, shrinks the arithmetic
@@ -118,14 +121,14 @@ def generators(cfg: dict, params: dict, prompt: np.ndarray, new: int) -> dict:
     return {name: (lambda g=g: np.asarray(g().tolist())[0, -new:]) for name, g in gens.items()}
 
 
-def interleaved(calls: dict, rounds: int, warmup: int) -> dict:
+def interleaved(calls: dict, rounds: int, warmup: int, clock=time.thread_time) -> dict:
     """{name: ([seconds], last result)}, the calls taking turns, the order rotating."""
     names, out = list(calls), {name: ([], None) for name in calls}
     for i in range(warmup + rounds):
         for name in names[i % len(names) :] + names[: i % len(names)]:
-            start = time.perf_counter()
+            start = clock()
             result = calls[name]()
-            elapsed = time.perf_counter() - start
+            elapsed = clock() - start
             times, _ = out[name]
             out[name] = (times + [elapsed] if i >= warmup else times, result)
     return out
@@ -145,6 +148,7 @@ def run(args) -> int:
 
     threads = blas_threads(set_to=args.threads or 1)
     torch.set_num_threads(threads)
+    clock = course_suite.clock_for(threads)
     cfg = TINY if args.tiny else GPT2
     params = init_params(np.random.default_rng(0), cfg["vocab"], cfg["n_ctx"], cfg["d"],
                          cfg["n_layer"])  # fmt: skip
@@ -163,7 +167,7 @@ def run(args) -> int:
         if T > cfg["n_ctx"]:
             print(f"bench: T {T} of shape {shape} is longer than n_ctx {cfg['n_ctx']}")
             return 2
-        timed = interleaved(training_steps(cfg, params, B, T), args.steps, args.warmup)
+        timed = interleaved(training_steps(cfg, params, B, T), args.steps, args.warmup, clock)
         ms = {name: statistics.median(t) * 1e3 for name, (t, _) in timed.items()}
         ratio = ms["tinygrad_norm"] / ms["torch"]
         print(f"{shape:<10}{ms['torch']:>11.1f}{ms['tinygrad_norm']:>11.1f}{ratio:>10.2f}")
@@ -172,7 +176,7 @@ def run(args) -> int:
     rounds = max(1, min(args.steps, 3))
     print(f"\nGreedy generation, batch 1: {args.new} tokens after a {args.prompt}-token "
           f"prompt; median of {rounds} runs after one warm-up, taking turns")  # fmt: skip
-    timed = interleaved(generators(cfg, params, prompt, args.new), rounds, 1)
+    timed = interleaved(generators(cfg, params, prompt, args.new), rounds, 1, clock)
     reference = timed["tinygrad_norm cache"][1]
     best = {name: args.new / statistics.median(t) for name, (t, _) in timed.items()}
     base = best.get("transformers (PyTorch)")
