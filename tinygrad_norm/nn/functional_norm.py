@@ -79,6 +79,11 @@ def _normalized_shape(op: str, x, normalized_shape) -> tuple:
     return shape
 
 
+def _same_dtype(t, x) -> bool:
+    """t is None or a Tensor of x's dtype (the fused BatchNorm then keeps it)."""
+    return t is None or (isinstance(t, Tensor) and t.data.dtype == x.data.dtype)
+
+
 def _maybe(t):
     return None if t is None else as_tensor(t)
 
@@ -149,6 +154,8 @@ def batch_norm(
         if running_mean is not None or running_var is not None:
             _update_running(running_mean, momentum, x.data.mean(axis=axes))
             _update_running(running_var, momentum, x.data.var(axis=axes) * (n / (n - 1)))
+        if x.data.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
+            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps)  # one node
         return _affine(_normalize_channels(x, eps), weight, bias)
     else:
         if running_mean is None or running_var is None:

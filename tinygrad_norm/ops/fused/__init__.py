@@ -7,6 +7,7 @@
 - `embedding`: Embedding, EmbeddingGrad (a gather, and its scatter-add backward)
 - `linear`: Linear (x @ w + b over the last axis: reshape, matmul and bias add in one node)
 - `attention`: SelfAttention (GPT-2's attention core, from packed q, k, v to merged heads)
+- `batch_norm`: BatchNorm (training mode: batch statistics per channel, weight, bias)
 - `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
@@ -30,6 +31,7 @@ runs of 5; NumPy 2.4):
 """
 
 from .attention import SelfAttention, self_attention, self_attention_reference
+from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad
 from .gelu import Gelu, gelu, gelu_reference
@@ -47,6 +49,9 @@ from .softmax import (
 )
 
 __all__ = [
+    "BatchNorm",
+    "batch_norm",
+    "batch_norm_reference",
     "CrossEntropy",
     "Embedding",
     "EmbeddingGrad",
