@@ -1,7 +1,6 @@
 """Batch normalization in training mode as one node (Ioffe & Szegedy, 2015, arXiv:1502.03167):
 each channel normalized with its batch statistics, then scaled and shifted."""
 
-
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from .xp import imul, isub, operands
