@@ -25,7 +25,7 @@ def make_attention(seed=0, **kwargs):
     tg.manual_seed(seed)
     attn = nn.Attention(D, NH, N_CTX, **kwargs).double()
     for i, p in enumerate(attn.parameters()):  # nonzero biases and O(1) scores: a sharp test
-        p.data[...] = randn(*p.shape, seed=seed + 10 * i) * 0.5
+        p.numpy()[...] = randn(*p.shape, seed=seed + 10 * i) * 0.5
     return attn
 
 
@@ -33,7 +33,7 @@ def numpy_attention(attn, x, mask=None, scale=True):
     """GPT-2's attention written head by head, query by query, in plain NumPy."""
     B, T, C = x.shape
     hs = C // attn.n_head
-    qkv = x @ attn.c_attn.weight.data + attn.c_attn.bias.data  # (B, T, 3C)
+    qkv = x @ attn.c_attn.weight.numpy() + attn.c_attn.bias.numpy()  # (B, T, 3C)
     q, k, v = qkv[..., :C], qkv[..., C : 2 * C], qkv[..., 2 * C :]
     out = np.zeros((B, T, C))
     weights = np.zeros((B, attn.n_head, T, T))
@@ -47,7 +47,7 @@ def numpy_attention(attn, x, mask=None, scale=True):
                 p = np.exp(scores - scores.max())
                 weights[b, h, i, keys] = p / p.sum()
                 out[b, i, cols] = weights[b, h, i] @ v[b, :, cols]
-    return out @ attn.c_proj.weight.data + attn.c_proj.bias.data, weights
+    return out @ attn.c_proj.weight.numpy() + attn.c_proj.bias.numpy(), weights
 
 
 # --- the forward against NumPy ------------------------------------------------------------------
@@ -57,14 +57,14 @@ def test_forward_equals_numpy_reference(scale):
     x = randn(2, 5, D)
     y, w = attn(t64(x), return_weights=True)
     expected_y, expected_w = numpy_attention(attn, x, scale=scale)
-    np.testing.assert_allclose(y.data, expected_y, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(w.data, expected_w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(y.numpy(), expected_y, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(w.numpy(), expected_w, rtol=1e-12, atol=1e-14)
 
 
 def test_scale_divides_the_scores_by_sqrt_head_dim():
     x = t64(randn(1, 4, D))
-    scaled = make_attention(scale=True).eval()(x, return_weights=True)[1].data
-    unscaled = make_attention(scale=False).eval()(x, return_weights=True)[1].data
+    scaled = make_attention(scale=True).eval()(x, return_weights=True)[1].numpy()
+    unscaled = make_attention(scale=False).eval()(x, return_weights=True)[1].numpy()
     assert np.abs(scaled - unscaled).max() > 1e-3
 
 
@@ -75,7 +75,7 @@ def test_forward_equals_f_scaled_dot_product_attention():
     heads = [t.reshape(2, 5, NH, D // NH).transpose(1, 2) for t in (q, k, v)]
     y = F.scaled_dot_product_attention(*heads, is_causal=True)  # (B, nh, T, hs)
     expected = attn.c_proj(y.transpose(1, 2).reshape(2, 5, D))
-    np.testing.assert_allclose(attn(x).data, expected.data, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(attn(x).numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
 
 
 # --- gradients -----------------------------------------------------------------------------------
@@ -99,17 +99,17 @@ def test_dropout_is_active_in_train_mode_and_off_in_eval():
     tg.manual_seed(1)
     _, w_train = attn(x, return_weights=True)
     _, w_eval = attn.eval()(x, return_weights=True)
-    kept = w_train.data != 0
-    assert 0 < (~kept[w_eval.data != 0]).sum()  # some weights were dropped, the rest scaled:
-    np.testing.assert_allclose(w_train.data[kept], w_eval.data[kept] / 0.5, rtol=1e-12)
+    kept = w_train.numpy() != 0
+    assert 0 < (~kept[w_eval.numpy() != 0]).sum()  # some weights were dropped, the rest scaled:
+    np.testing.assert_allclose(w_train.numpy()[kept], w_eval.numpy()[kept] / 0.5, rtol=1e-12)
 
 
 def test_residual_dropout_acts_on_the_output():
     attn = make_attention(attn_pdrop=0.0, resid_pdrop=0.5)
     x = t64(randn(2, 5, D))
     tg.manual_seed(1)
-    y_train = attn(x).data
-    y_eval = attn.eval()(x).data
+    y_train = attn(x).numpy()
+    y_eval = attn.eval()(x).numpy()
     kept = y_train != 0
     assert 0.3 < 1 - kept.mean() < 0.7  # about half of the outputs dropped, the rest scaled:
     np.testing.assert_allclose(y_train[kept], y_eval[kept] / 0.5, rtol=1e-12)
@@ -119,11 +119,11 @@ def test_residual_dropout_acts_on_the_output():
 def test_changing_position_t_leaves_earlier_outputs_unchanged():
     attn = make_attention().eval()
     x = randn(2, 6, D)
-    y = attn(t64(x)).data
+    y = attn(t64(x)).numpy()
     for t in range(6):
         x2 = x.copy()
         x2[:, t] += 10.0 * randn(2, D, seed=t + 1)
-        y2 = attn(t64(x2)).data
+        y2 = attn(t64(x2)).numpy()
         np.testing.assert_array_equal(y2[:, :t], y[:, :t])  # the past cannot see the future
         assert np.abs(y2[:, t] - y[:, t]).max() > 1e-3  # the change is seen where it happens
 
@@ -132,17 +132,17 @@ def test_gradient_of_an_output_reaches_no_later_input():
     attn = make_attention().eval()
     x = t64(randn(1, 5, D), requires_grad=True)
     attn(x)[:, 2].sum().backward()
-    np.testing.assert_array_equal(x.grad.data[:, 3:], 0)
-    assert np.abs(x.grad.data[:, :3]).min(axis=-1).all()
+    np.testing.assert_array_equal(x.grad.numpy()[:, 3:], 0)
+    assert np.abs(x.grad.numpy()[:, :3]).min(axis=-1).all()
 
 
 def test_weights_are_lower_triangular_rows_summing_to_one():
     attn = make_attention().eval()
     _, w = attn(t64(randn(2, 5, D)), return_weights=True)
     assert w.shape == (2, NH, 5, 5)
-    np.testing.assert_array_equal(np.triu(w.data, k=1), 0)
-    assert (np.tril(w.data) > 0).sum() == 2 * NH * 15  # nothing on or below the diagonal is 0
-    np.testing.assert_allclose(w.data.sum(-1), 1.0, rtol=1e-14)
+    np.testing.assert_array_equal(np.triu(w.numpy(), k=1), 0)
+    assert (np.tril(w.numpy()) > 0).sum() == 2 * NH * 15  # nothing on or below the diagonal is 0
+    np.testing.assert_allclose(w.numpy().sum(-1), 1.0, rtol=1e-14)
 
 
 def test_attn_mask_gives_masked_keys_zero_weight():
@@ -151,20 +151,20 @@ def test_attn_mask_gives_masked_keys_zero_weight():
     key_mask = np.ones((2, 5), dtype=bool)
     key_mask[0, [1, 3]] = False  # sample 0 hides keys 1 and 3; sample 1 hides nothing
     y, w = attn(t64(x), attn_mask=tg.tensor(key_mask[:, None, None, :]), return_weights=True)
-    np.testing.assert_array_equal(w.data[0, :, :, [1, 3]], 0)
-    np.testing.assert_allclose(w.data.sum(-1), 1.0, rtol=1e-14)
+    np.testing.assert_array_equal(w.numpy()[0, :, :, [1, 3]], 0)
+    np.testing.assert_allclose(w.numpy().sum(-1), 1.0, rtol=1e-14)
     expected_y, expected_w = numpy_attention(attn, x, mask=key_mask)
-    np.testing.assert_allclose(w.data, expected_w, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(y.data, expected_y, rtol=1e-12, atol=1e-14)
-    unmasked = attn(t64(x[1:]), return_weights=True)[1].data
-    np.testing.assert_allclose(w.data[1:], unmasked, rtol=1e-12)
+    np.testing.assert_allclose(w.numpy(), expected_w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(y.numpy(), expected_y, rtol=1e-12, atol=1e-14)
+    unmasked = attn(t64(x[1:]), return_weights=True)[1].numpy()
+    np.testing.assert_allclose(w.numpy()[1:], unmasked, rtol=1e-12)
 
 
 def test_attn_mask_is_combined_with_the_causal_mask_not_replacing_it():
     attn = make_attention().eval()
     everything = np.ones((5, 5), dtype=bool)  # would allow the future if it replaced the mask
     _, w = attn(t64(randn(1, 5, D)), attn_mask=everything, return_weights=True)
-    np.testing.assert_array_equal(np.triu(w.data, k=1), 0)
+    np.testing.assert_array_equal(np.triu(w.numpy(), k=1), 0)
 
 
 def test_a_query_with_no_key_gets_zero_weights_not_nan():
@@ -173,10 +173,12 @@ def test_a_query_with_no_key_gets_zero_weights_not_nan():
     mask[..., 0] = False  # query 0 may only see key 0, which is hidden
     x = t64(randn(1, 4, D), requires_grad=True)
     y, w = attn(x, attn_mask=mask, return_weights=True)
-    np.testing.assert_array_equal(w.data[0, :, 0], 0)
-    np.testing.assert_allclose(y.data[0, 0], attn.c_proj.bias.data, rtol=1e-14)  # no value mixed
+    np.testing.assert_array_equal(w.numpy()[0, :, 0], 0)
+    np.testing.assert_allclose(
+        y.numpy()[0, 0], attn.c_proj.bias.numpy(), rtol=1e-14
+    )  # no value mixed
     y.sum().backward()
-    assert np.isfinite(x.grad.data).all()
+    assert np.isfinite(x.grad.numpy()).all()
 
 
 def test_bad_attn_masks_are_clear_errors():
@@ -229,7 +231,7 @@ def test_causal_mask_buffer_is_named_bias_and_not_saved():
     attn = make_attention()
     buffers = dict(attn.named_buffers())
     assert list(buffers) == ["bias"] and attn.use_bias is True
-    mask = buffers["bias"].data
+    mask = buffers["bias"].numpy()
     assert mask.shape == (1, 1, N_CTX, N_CTX) and mask.dtype == np.bool_
     np.testing.assert_array_equal(mask[0, 0], np.tril(np.ones((N_CTX, N_CTX), dtype=bool)))
     state = attn.state_dict()
@@ -237,7 +239,7 @@ def test_causal_mask_buffer_is_named_bias_and_not_saved():
     fresh = nn.Attention(D, NH, N_CTX).double()
     fresh.load_state_dict(state)  # strict: loads without the mask
     x = t64(randn(1, 3, D))
-    np.testing.assert_array_equal(fresh.eval()(x).data, attn.eval()(x).data)
+    np.testing.assert_array_equal(fresh.eval()(x).numpy(), attn.eval()(x).numpy())
 
 
 def test_bias_false_drops_the_conv1d_biases_but_keeps_the_mask():
@@ -272,11 +274,11 @@ def test_feedforward_forward_equals_numpy():
     tg.manual_seed(0)
     mlp = nn.FeedForward(4, 6).double().eval()
     for i, p in enumerate(mlp.parameters()):
-        p.data[...] = randn(*p.shape, seed=i) * 0.7
+        p.numpy()[...] = randn(*p.shape, seed=i) * 0.7
     x = randn(2, 3, 4)
-    h = _gelu_tanh(x @ mlp.c_fc.weight.data + mlp.c_fc.bias.data)
-    expected = h @ mlp.c_proj.weight.data + mlp.c_proj.bias.data
-    np.testing.assert_allclose(mlp(t64(x)).data, expected, rtol=1e-12, atol=1e-14)
+    h = _gelu_tanh(x @ mlp.c_fc.weight.numpy() + mlp.c_fc.bias.numpy())
+    expected = h @ mlp.c_proj.weight.numpy() + mlp.c_proj.bias.numpy()
+    np.testing.assert_allclose(mlp(t64(x)).numpy(), expected, rtol=1e-12, atol=1e-14)
 
 
 def test_feedforward_gelu_approximation_is_passed_on():
@@ -286,7 +288,7 @@ def test_feedforward_gelu_approximation_is_passed_on():
     tanh = nn.FeedForward(4).eval()
     x = t64(randn(2, 4) * 20)
     assert exact.act.approximate == "none"
-    assert np.abs(exact(x).data - tanh(x).data).max() > 1e-9
+    assert np.abs(exact(x).numpy() - tanh(x).numpy()).max() > 1e-9
 
 
 def test_feedforward_check_module():

@@ -23,7 +23,7 @@ def _models(vocab, n_ctx, d, n_layer, n_head, seed=0):
     rng = np.random.default_rng(seed)
     for _, p in model.named_parameters():  # move LayerNorm and biases off their 1 / 0 start
         p.data += rng.normal(0.0, 0.1, p.shape)
-    params = {name: p.data.copy() for name, p in model.named_parameters()}
+    params = {name: p.numpy().copy() for name, p in model.named_parameters()}
     return model, NumpyGPT(params, n_layer, n_head)
 
 
@@ -45,7 +45,7 @@ def test_numpy_reference_loss_and_gradients_equal_tinygrad(case):
     for name, p in named.items():
         assert ref_grads[name].shape == p.shape, name
         np.testing.assert_allclose(
-            ref_grads[name], p.grad.data, rtol=1e-9, atol=1e-12, err_msg=name
+            ref_grads[name], p.grad.numpy(), rtol=1e-9, atol=1e-12, err_msg=name
         )
 
 
@@ -62,4 +62,4 @@ def test_numpy_reference_adamw_step_equals_tinygrad():
         optimizer.step()
         ref_optimizer.step(reference.loss_and_grads(idx, targets)[1])
     for name, p in model.named_parameters():
-        np.testing.assert_allclose(reference.params[name], p.data, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(reference.params[name], p.numpy(), rtol=1e-9, atol=1e-12)

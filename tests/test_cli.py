@@ -104,7 +104,7 @@ class Scale(tg.Function):
         x, w = ctx.saved_tensors
         grad_w = (grad_output * x).sum(0)
         if Scale.numpy_grad_w:
-            grad_w = tg.Tensor(grad_w.data.copy())
+            grad_w = tg.Tensor(grad_w.numpy().copy())
         grad_x = grad_output if Scale.forget_w else grad_output * w
         return grad_x, grad_w * (0.5 if Scale.forget_two else 1.0)
 

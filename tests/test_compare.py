@@ -16,7 +16,7 @@ def squared(values, dtype=tg.float64):
 
 def test_a_right_gradient_is_exact_and_approximate_and_prints_one_line(capsys):
     x = squared([[1.0, -2.0], [0.5, 3.0]])
-    result = tg.compare("dx", 2 * x.data, x)
+    result = tg.compare("dx", 2 * x.numpy(), x)
     assert (result.exact, result.approximate, result.maxdiff) == (True, True, 0.0)
     assert result and isinstance(result, tg.learn.Comparison)
     line = capsys.readouterr().out
@@ -25,22 +25,22 @@ def test_a_right_gradient_is_exact_and_approximate_and_prints_one_line(capsys):
 
 def test_a_wrong_gradient_fails_with_the_largest_difference():
     x = squared([1.0, -2.0, 3.0])
-    result = tg.compare("dx", x.data, x, show=False)  # forgot the 2: off by |x|
+    result = tg.compare("dx", x.numpy(), x, show=False)  # forgot the 2: off by |x|
     assert not result and not result.exact
     assert result.maxdiff == 3.0
 
 
 def test_rounding_differences_are_approximate_but_not_exact():
     x = squared([0.1, 0.7, 1.3])
-    nudged = np.nextafter(2 * x.data, np.inf)  # one ulp away in every element
+    nudged = np.nextafter(2 * x.numpy(), np.inf)  # one ulp away in every element
     result = tg.compare("dx", nudged, x, show=False)
     assert result.approximate and not result.exact
-    assert result.maxdiff == pytest.approx(np.max(np.spacing(2 * x.data)), rel=1e-12)
+    assert result.maxdiff == pytest.approx(np.max(np.spacing(2 * x.numpy())), rel=1e-12)
 
 
 def test_tolerances_follow_the_less_precise_dtype_and_can_be_given():
     x = squared([1.0, 2.0])
-    off = 2 * x.data + 1e-6  # beyond float64's atol 1e-7 + rtol 1e-7 * 4, within float32's
+    off = 2 * x.numpy() + 1e-6  # beyond float64's atol 1e-7 + rtol 1e-7 * 4, within float32's
     assert not tg.compare("f64", off, x, show=False)
     as_float32 = tg.compare("f32", off.astype(np.float32), x, show=False)
     assert as_float32 and (as_float32.rtol, as_float32.atol) == TOLERANCES[np.dtype(np.float32)]
@@ -59,8 +59,8 @@ def test_an_intermediate_is_compared_by_its_retained_grad():
     h = a * 3
     h.retain_grad()
     (h * h).sum().backward()
-    assert tg.compare("dh", 2 * h.data, h, show=False).exact
-    assert tg.compare("da", 18 * a.data, a, show=False).exact
+    assert tg.compare("dh", 2 * h.numpy(), h, show=False).exact
+    assert tg.compare("da", 18 * a.numpy(), a, show=False).exact
 
 
 def test_a_missing_grad_says_to_call_backward_or_retain_grad():
@@ -68,7 +68,7 @@ def test_a_missing_grad_says_to_call_backward_or_retain_grad():
     h = a * 3
     (h * h).sum().backward()  # h did not retain its grad
     with pytest.raises(RuntimeError, match=r"compare\('dh'\).*retain_grad"):
-        tg.compare("dh", 2 * h.data, h)
+        tg.compare("dh", 2 * h.numpy(), h)
 
 
 def test_shapes_must_match_exactly_and_both_are_named():

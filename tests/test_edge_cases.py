@@ -37,7 +37,7 @@ def leaf(array, dtype=np.float64):
 def grad_of(out, x, upstream):
     """d(sum(out * upstream))/dx, without touching x.grad."""
     (g,) = tg.autograd.grad(out, x, tg.tensor(np.asarray(upstream, dtype=out.dtype)))
-    return g.data
+    return g.numpy()
 
 
 def stable_log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -81,7 +81,7 @@ def test_softmax_of_logits_1e4_is_the_stable_formula_with_finite_gradients(name,
     y = SOFTMAX_ENTRY_POINTS[name](x, dim)
     p = np.exp(stable_log_softmax(logits, dim))
     assert y.dtype == dtype
-    np.testing.assert_allclose(y.data, p, rtol=RTOL[dtype], atol=1e-30)
+    np.testing.assert_allclose(y.numpy(), p, rtol=RTOL[dtype], atol=1e-30)
     upstream = np.random.default_rng(1).standard_normal(x.shape)
     grad = grad_of(y, x, upstream)
     assert np.isfinite(grad).all()
@@ -97,8 +97,8 @@ def test_log_softmax_of_logits_1e4_is_the_stable_formula_with_finite_gradients(n
     x = leaf(logits, dtype)
     y = LOG_SOFTMAX_ENTRY_POINTS[name](x, dim)
     logp = stable_log_softmax(logits, dim)
-    assert np.isfinite(y.data).all() and y.data.min() < -1e4  # e.g. -2e4, not -inf
-    np.testing.assert_allclose(y.data, logp, rtol=RTOL[dtype], atol=np.finfo(dtype).eps)
+    assert np.isfinite(y.numpy()).all() and y.numpy().min() < -1e4  # e.g. -2e4, not -inf
+    np.testing.assert_allclose(y.numpy(), logp, rtol=RTOL[dtype], atol=np.finfo(dtype).eps)
     upstream = np.random.default_rng(1).standard_normal(x.shape)
     grad = grad_of(y, x, upstream)
     expected = upstream - np.exp(logp) * upstream.sum(axis=dim, keepdims=True)
@@ -148,8 +148,8 @@ def test_softmax_of_masked_scores_gives_exact_zeros_and_zero_gradients_where_mas
     scores = leaf(SCORES, dtype)
     weights = scores.masked_fill(tg.tensor(MASK), -inf).softmax(-1)
     p = np.exp(stable_log_softmax(np.where(MASK, -inf, SCORES), -1))
-    np.testing.assert_allclose(weights.data, p, rtol=RTOL[dtype])
-    assert (weights.data[MASK] == 0).all()
+    np.testing.assert_allclose(weights.numpy(), p, rtol=RTOL[dtype])
+    assert (weights.numpy()[MASK] == 0).all()
     upstream = np.random.default_rng(2).standard_normal(SCORES.shape)
     grad = grad_of(weights, scores, upstream)
     assert np.isfinite(grad).all() and (grad[MASK] == 0).all()
@@ -162,8 +162,8 @@ def test_log_softmax_of_masked_scores_is_minus_inf_exactly_there_and_finite_else
     scores = leaf(SCORES, dtype)
     logp = F.log_softmax(scores.masked_fill(tg.tensor(MASK), -inf), dim=1)
     reference = stable_log_softmax(np.where(MASK, -inf, SCORES), 1)
-    assert (logp.data[MASK] == -inf).all() and np.isfinite(logp.data[~MASK]).all()
-    np.testing.assert_allclose(logp.data[~MASK], reference[~MASK], rtol=RTOL[dtype])
+    assert (logp.numpy()[MASK] == -inf).all() and np.isfinite(logp.numpy()[~MASK]).all()
+    np.testing.assert_allclose(logp.numpy()[~MASK], reference[~MASK], rtol=RTOL[dtype])
     upstream = np.random.default_rng(3).standard_normal(SCORES.shape)
     used = logp.masked_fill(tg.tensor(MASK), 0.0)  # a loss reads the entries that exist
     grad = grad_of(used, scores, upstream)
@@ -231,7 +231,7 @@ def test_huge_and_masked_logits_match_pytorch(dtype):
         x = leaf(array, dtype)
         t = torch.tensor(np.asarray(array, dtype=dtype), requires_grad=True)
         y, ty = f(tg, x), f(torch, t)
-        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=RTOL[dtype], err_msg=str(i))
+        np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=RTOL[dtype], err_msg=str(i))
         upstream = np.random.default_rng(i).standard_normal(y.shape).astype(dtype)
         (ty * torch.tensor(upstream)).sum().backward()
         grad = grad_of(y, x, upstream)
@@ -262,7 +262,7 @@ def _randomize(module, dtype):
     module = module.to(dtype)
     rng = np.random.default_rng(5)
     for p in module.parameters():
-        p.data[...] = rng.uniform(0.5, 1.5, p.shape)
+        p.numpy()[...] = rng.uniform(0.5, 1.5, p.shape)
     return module
 
 
@@ -282,15 +282,15 @@ def test_normalization_of_a_constant_input_is_finite_with_the_closed_form_gradie
     upstream = np.random.default_rng(6).standard_normal(shape)
     y.backward(tg.tensor(upstream.astype(dtype)))
     params = dict(module.named_parameters())
-    weight = params["weight"].data.astype(np.float64)
-    bias = params["bias"].data.astype(np.float64)
+    weight = params["weight"].numpy().astype(np.float64)
+    bias = params["bias"].numpy().astype(np.float64)
     broadcast = [1] * len(shape)
     for a in param_axes:
         broadcast[a] = shape[a]
     weight, bias = weight.reshape(broadcast), bias.reshape(broadcast)
 
-    assert np.isfinite(y.data).all() and np.isfinite(x.grad.data).all()
-    np.testing.assert_allclose(y.data, np.broadcast_to(bias, shape), rtol=RTOL[dtype])
+    assert np.isfinite(y.numpy()).all() and np.isfinite(x.grad.numpy()).all()
+    np.testing.assert_allclose(y.numpy(), np.broadcast_to(bias, shape), rtol=RTOL[dtype])
     g_w = upstream * weight
     if name == "GroupNorm":  # 2 groups of 2 channels, each over (channels, length)
         grouped = g_w.reshape(2, 2, 2, 3)
@@ -299,12 +299,12 @@ def test_normalization_of_a_constant_input_is_finite_with_the_closed_form_gradie
         centered = g_w - g_w.mean(axis=axes, keepdims=True)
     expected = centered / math.sqrt(1e-5)
     np.testing.assert_allclose(
-        x.grad.data, expected, rtol=100 * RTOL[dtype], atol=1e-3 if dtype == np.float32 else 1e-9
+        x.grad.numpy(), expected, rtol=100 * RTOL[dtype], atol=1e-3 if dtype == np.float32 else 1e-9
     )
     others = tuple(a for a in range(len(shape)) if a not in param_axes)
-    np.testing.assert_allclose(params["weight"].grad.data, 0.0, atol=1e-9)
+    np.testing.assert_allclose(params["weight"].grad.numpy(), 0.0, atol=1e-9)
     np.testing.assert_allclose(
-        params["bias"].grad.data,
+        params["bias"].grad.numpy(),
         upstream.sum(axis=others).reshape(params["bias"].shape),
         rtol=RTOL[dtype] * 10,
     )
@@ -320,12 +320,12 @@ def test_rms_norm_of_zeros_is_zero_with_gradient_weight_over_sqrt_eps(dtype):
     upstream = np.random.default_rng(7).standard_normal(x.shape)
     y.backward(tg.tensor(upstream.astype(dtype)))
     eps = np.finfo(dtype).eps
-    assert (y.data == 0).all()
-    assert np.isfinite(x.grad.data).all()
+    assert (y.numpy() == 0).all()
+    assert np.isfinite(x.grad.numpy()).all()
     np.testing.assert_allclose(
-        x.grad.data, upstream * module.weight.data / math.sqrt(eps), rtol=RTOL[dtype] * 10
+        x.grad.numpy(), upstream * module.weight.numpy() / math.sqrt(eps), rtol=RTOL[dtype] * 10
     )
-    np.testing.assert_array_equal(module.weight.grad.data, 0.0)
+    np.testing.assert_array_equal(module.weight.grad.numpy(), 0.0)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -334,9 +334,9 @@ def test_rms_norm_of_a_constant_is_its_sign_times_weight(dtype):
     x = leaf(np.full((2, 3), -3.0), dtype)
     y = module(x)
     y.sum().backward()
-    expected = -3.0 / math.sqrt(9.0 + np.finfo(dtype).eps) * module.weight.data
-    np.testing.assert_allclose(y.data, np.broadcast_to(expected, (2, 3)), rtol=RTOL[dtype])
-    assert np.isfinite(x.grad.data).all() and np.isfinite(module.weight.grad.data).all()
+    expected = -3.0 / math.sqrt(9.0 + np.finfo(dtype).eps) * module.weight.numpy()
+    np.testing.assert_allclose(y.numpy(), np.broadcast_to(expected, (2, 3)), rtol=RTOL[dtype])
+    assert np.isfinite(x.grad.numpy()).all() and np.isfinite(module.weight.grad.numpy()).all()
 
 
 @pytest.mark.oracle
@@ -356,7 +356,7 @@ def test_normalizations_of_a_constant_match_pytorch(constant):
         theirs = theirs.double()
         with torch.no_grad():
             for name, p in theirs.named_parameters():
-                p.copy_(torch.tensor(dict(ours.named_parameters())[name].data))
+                p.copy_(torch.tensor(dict(ours.named_parameters())[name].numpy()))
         x = leaf(np.full(shape, constant))
         t = torch.tensor(np.full(shape, constant), requires_grad=True)
         y, ty = ours(x), theirs(t)
@@ -364,11 +364,11 @@ def test_normalizations_of_a_constant_match_pytorch(constant):
         y.backward(tg.tensor(upstream))
         ty.backward(torch.tensor(upstream))
         label = type(ours).__name__
-        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-12, err_msg=label)
-        np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-9, err_msg=label)
+        np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-12, err_msg=label)
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-9, err_msg=label)
         for name, p in theirs.named_parameters():
             np.testing.assert_allclose(
-                dict(ours.named_parameters())[name].grad.data,
+                dict(ours.named_parameters())[name].grad.numpy(),
                 p.grad.numpy(),
                 rtol=1e-9,
                 atol=1e-12,
@@ -404,9 +404,9 @@ def test_value_and_gradient_at_zero_are_pytorchs(name, f, value, slope, dtype):
     x = leaf([[0.0], [4.0]], dtype)  # 0 beside an ordinary point, whose gradient stays right
     y = f(x)
     y.sum().backward()
-    assert y.data.reshape(-1)[0] == value
-    np.testing.assert_array_equal(x.grad.data[0], slope)
-    assert np.isfinite(x.grad.data[1]).all()
+    assert y.numpy().reshape(-1)[0] == value
+    np.testing.assert_array_equal(x.grad.numpy()[0], slope)
+    assert np.isfinite(x.grad.numpy()[1]).all()
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -416,10 +416,10 @@ def test_zero_to_a_tensor_power_is_flat_in_the_exponent_where_defined():
     base = leaf([0.0, 0.0, 0.0, 0.0, 2.0])
     exponent = leaf([2.0, 0.0, 0.5, -1.0, 0.5])
     (base**exponent).sum().backward()
-    np.testing.assert_array_equal(base.grad.data[:4], [0.0, 0.0, inf, -inf])
-    np.testing.assert_array_equal(exponent.grad.data[:4], [0.0, 0.0, 0.0, -inf])
-    np.testing.assert_allclose(base.grad.data[4], 0.5 / math.sqrt(2), rtol=1e-15)
-    np.testing.assert_allclose(exponent.grad.data[4], math.sqrt(2) * math.log(2), rtol=1e-15)
+    np.testing.assert_array_equal(base.grad.numpy()[:4], [0.0, 0.0, inf, -inf])
+    np.testing.assert_array_equal(exponent.grad.numpy()[:4], [0.0, 0.0, 0.0, -inf])
+    np.testing.assert_allclose(base.grad.numpy()[4], 0.5 / math.sqrt(2), rtol=1e-15)
+    np.testing.assert_allclose(exponent.grad.numpy()[4], math.sqrt(2) * math.log(2), rtol=1e-15)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on 0 ** -1 inside backward
@@ -427,7 +427,7 @@ def test_x_to_the_zero_stays_twice_differentiable():
     x = leaf([0.0, 1.5])
     (grad,) = tg.autograd.grad((x**0).sum(), x, create_graph=True)
     assert grad.requires_grad
-    np.testing.assert_array_equal(grad.data, [0.0, 0.0])
+    np.testing.assert_array_equal(grad.numpy(), [0.0, 0.0])
     assert tg.gradgradcheck(lambda x: x**0 + x**2, leaf([0.5, 1.5]))
 
 
@@ -442,15 +442,15 @@ def test_values_and_gradients_at_zero_match_pytorch(dtype):
         y, ty = f(x), f(t)
         y.sum().backward()
         ty.sum().backward()
-        np.testing.assert_allclose(y.data, ty.detach().numpy(), rtol=1e-6, err_msg=name)
-        np.testing.assert_allclose(x.grad.data, t.grad.numpy(), rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6, err_msg=name)
     base, exponent = leaf([0.0, 0.0, 0.0, 0.0]), leaf([2.0, 0.0, 0.5, -1.0])
     t_base = torch.tensor([0.0, 0.0, 0.0, 0.0], dtype=torch.float64, requires_grad=True)
     t_exponent = torch.tensor([2.0, 0.0, 0.5, -1.0], dtype=torch.float64, requires_grad=True)
     (base**exponent).sum().backward()
     (t_base**t_exponent).sum().backward()
-    np.testing.assert_array_equal(base.grad.data, t_base.grad.numpy())
-    np.testing.assert_array_equal(exponent.grad.data, t_exponent.grad.numpy())
+    np.testing.assert_array_equal(base.grad.numpy(), t_base.grad.numpy())
+    np.testing.assert_array_equal(exponent.grad.numpy(), t_exponent.grad.numpy())
 
 
 # --- var / std without degrees of freedom -------------------------------------------------------
@@ -462,17 +462,17 @@ def test_unbiased_var_of_one_element_is_nan_with_a_warning_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's 0 / 0 inside backward
         v.backward()
-    assert np.isnan(x.grad.data).all()  # PyTorch: nan too
+    assert np.isnan(x.grad.numpy()).all()  # PyTorch: nan too
 
 
 def test_unbiased_std_and_var_over_a_dim_of_size_one():
     x = leaf(np.arange(3.0).reshape(1, 3))
     with pytest.warns(UserWarning, match="std: 1 element"):
         s = x.std(dim=0)
-    assert s.shape == (3,) and np.isnan(s.data).all()
+    assert s.shape == (3,) and np.isnan(s.numpy()).all()
     with pytest.warns(UserWarning, match="var: 1 element"):
         v = tg.var(x, dim=0, keepdim=True)
-    assert v.shape == (1, 3) and np.isnan(v.data).all()
+    assert v.shape == (1, 3) and np.isnan(v.numpy()).all()
 
 
 def test_biased_var_of_one_element_is_zero_without_a_warning():
@@ -481,7 +481,7 @@ def test_biased_var_of_one_element_is_zero_without_a_warning():
         warnings.simplefilter("error")
         v = x.var(unbiased=False)
         v.backward()
-    assert v.item() == 0.0 and x.grad.data.tolist() == [0.0]
+    assert v.item() == 0.0 and x.grad.numpy().tolist() == [0.0]
 
 
 def test_a_correction_beyond_the_count_is_inf_never_a_negative_variance():
@@ -501,13 +501,13 @@ def test_var_without_degrees_of_freedom_matches_pytorch():
             ([1.0, 2.0], {"correction": 2}),
             ([[1.0, 2.0]], {"dim": 0}),
         ]:
-            ours = leaf(data).var(**kwargs).data
+            ours = leaf(data).var(**kwargs).numpy()
             theirs = torch.tensor(data, dtype=torch.float64).var(**kwargs).numpy()
             np.testing.assert_array_equal(ours, theirs)
             x, t = leaf([5.0]), torch.tensor([5.0], dtype=torch.float64, requires_grad=True)
             x.var().backward()
             t.var().backward()
-            np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+            np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
 
 
 # --- indexing: an integer next to a list -------------------------------------------------------
@@ -518,14 +518,14 @@ def test_an_integer_and_a_list_separated_by_a_slice_index_in_pytorchs_order():
     x = leaf(data)
     y = x[0, :, [1, 1]]
     assert y.shape == (3, 2)
-    np.testing.assert_array_equal(y.data, data[0][:, [1, 1]])
+    np.testing.assert_array_equal(y.numpy(), data[0][:, [1, 1]])
     y.backward(tg.ones(3, 2, dtype=tg.float64))
     expected = np.zeros_like(data)
     expected[0, :, 1] = 2.0
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
     z = tg.tensor(data.copy())
     z[1, :, [0, 3]] = tg.zeros(3, 2, dtype=tg.float64)  # setitem follows the same order
-    assert (z.data[1][:, [0, 3]] == 0).all() and z.data.sum() == data.sum() - data[1][
+    assert (z.numpy()[1][:, [0, 3]] == 0).all() and z.numpy().sum() == data.sum() - data[1][
         :, [0, 3]
     ].sum()
 
@@ -540,10 +540,10 @@ def test_mixed_integer_and_list_indices_match_pytorch():
         x, t = leaf(data), torch.tensor(data, requires_grad=True)
         y, ty = x[index], t[t_index]
         assert y.shape == tuple(ty.shape), index
-        np.testing.assert_array_equal(y.data, ty.detach().numpy())
+        np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
         y.sum().backward()
         ty.sum().backward()
-        np.testing.assert_array_equal(x.grad.data, t.grad.numpy())
+        np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
 
 
 # --- a GPT trained in float32 ------------------------------------------------------------------
@@ -565,12 +565,12 @@ def test_gpt_trains_in_float32_for_200_steps_without_nan():
         optimizer.zero_grad()
         loss.backward()
         for name, p in model.named_parameters():
-            assert p.grad.dtype == tg.float32 and np.isfinite(p.grad.data).all(), (step, name)
+            assert p.grad.dtype == tg.float32 and np.isfinite(p.grad.numpy()).all(), (step, name)
         optimizer.step()
         assert loss.dtype == tg.float32 and math.isfinite(loss.item()), step
         losses.append(loss.item())
     for name, p in model.named_parameters():
-        assert p.dtype == tg.float32 and np.isfinite(p.data).all(), name
+        assert p.dtype == tg.float32 and np.isfinite(p.numpy()).all(), name
     assert np.mean(losses[-20:]) < 0.6 * np.mean(losses[:20])
 
 

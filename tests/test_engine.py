@@ -35,7 +35,7 @@ def test_first_grad_is_a_copy_never_the_gradient_passed_in():
         seed = tg.tensor([5.0, 7.0])
         # A leaf root receives the seed itself; Add passes grad_output through unchanged.
         (x + 0.0).backward(seed) if through_a_node else x.backward(seed)
-        seed.data[...] = 100.0
+        seed.numpy()[...] = 100.0
         np.testing.assert_array_equal(x.grad.numpy(), [5.0, 7.0])
         x.backward(tg.tensor([1.0, 1.0]))
         np.testing.assert_array_equal(seed.numpy(), [100.0, 100.0])  # accumulation: no write
@@ -237,8 +237,8 @@ def _exp_graph(shape):
     x = tg.randn(*shape, requires_grad=True)
     y = x.exp()
     (saved,) = y.grad_fn.saved_tensors
-    assert saved.data is y.data  # Exp saved its own output, not a copy
-    ref = weakref.ref(saved.data)
+    assert saved.numpy() is y.numpy()  # Exp saved its own output, not a copy
+    ref = weakref.ref(saved.numpy())
     z = (y * 2.0).sum()
     del y, saved
     gc.collect()

@@ -87,7 +87,7 @@ class NumpySquare(tg.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output.data * 2 * ctx.x
+        return grad_output.numpy() * 2 * ctx.x
 
 
 class SquareDetachedBackward(tg.Function):
@@ -175,9 +175,9 @@ def test_non_tensor_and_constant_inputs_are_passed_through():
 
 def test_leaves_the_callers_tensors_and_random_state_alone():
     x = f64(2, 2)
-    before, state = x.data.copy(), get_rng_state()
+    before, state = x.numpy().copy(), get_rng_state()
     tg.gradcheck(lambda x: x.exp(), x)
-    assert np.array_equal(x.data, before) and x.grad is None
+    assert np.array_equal(x.numpy(), before) and x.grad is None
     assert np.array_equal(get_rng_state(), state)
 
 
@@ -203,7 +203,7 @@ def test_rejects_a_broadcast_gradient_that_is_not_summed(fast_mode):
     # the worst element of b: its true gradient sums a's column over all 3 rows
     row = result.rows[1]
     (j,) = row.worst
-    assert row.numerical == pytest.approx(a.data[row.worst_output[0], j], abs=1e-8)
+    assert row.numerical == pytest.approx(a.numpy()[row.worst_output[0], j], abs=1e-8)
 
 
 def test_names_the_single_wrong_element():
@@ -247,7 +247,7 @@ def test_names_the_wrong_op_after_a_random_op():
 
 def test_a_gradient_lost_outside_the_graph_is_caught_but_no_op_is_blamed():
     x = f64(3)
-    result = tg.gradcheck(lambda x: x * tg.tensor(x.data), x, raise_exception=False)
+    result = tg.gradcheck(lambda x: x * tg.tensor(x.numpy()), x, raise_exception=False)
     assert not result and result.culprit is None
     assert "every op's own backward agrees" in str(result)
 

@@ -29,8 +29,8 @@ def test_linear_forward_is_x_times_w_transposed_plus_b():
     tg.manual_seed(0)
     layer = nn.Linear(4, 3).double()
     x = randn(2, 5, 4)
-    expected = x @ layer.weight.data.T + layer.bias.data
-    np.testing.assert_allclose(layer(t64(x)).data, expected, rtol=RTOL)
+    expected = x @ layer.weight.numpy().T + layer.bias.numpy()
+    np.testing.assert_allclose(layer(t64(x)).numpy(), expected, rtol=RTOL)
     assert layer.weight.shape == (3, 4) and layer.bias.shape == (3,)
 
 
@@ -40,19 +40,21 @@ def test_linear_init_is_pytorchs_uniform_with_bound_one_over_sqrt_fan_in():
     bound = 1 / math.sqrt(400)  # kaiming_uniform_(a=sqrt(5)) gives exactly this bound
     for p in (layer.weight, layer.bias):
         assert p.dtype == np.float32 and p.requires_grad
-        assert np.abs(p.data).max() <= bound
-        assert np.abs(p.data).max() > 0.95 * bound  # fills the interval: not a narrower one
-    np.testing.assert_allclose(layer.weight.data.std(), bound / math.sqrt(3), rtol=0.01)
+        assert np.abs(p.numpy()).max() <= bound
+        assert np.abs(p.numpy()).max() > 0.95 * bound  # fills the interval: not a narrower one
+    np.testing.assert_allclose(layer.weight.numpy().std(), bound / math.sqrt(3), rtol=0.01)
     tg.manual_seed(0)
     again = nn.Linear(400, 300)
-    np.testing.assert_array_equal(again.weight.data, layer.weight.data)  # the global generator
+    np.testing.assert_array_equal(
+        again.weight.numpy(), layer.weight.numpy()
+    )  # the global generator
 
 
 def test_linear_without_bias():
     layer = nn.Linear(3, 2, bias=False)
     assert layer.bias is None and [n for n, _ in layer.named_parameters()] == ["weight"]
     assert repr(layer) == "Linear(in_features=3, out_features=2, bias=False)"
-    np.testing.assert_allclose(layer(t64(np.eye(3))).data, layer.weight.data.T, rtol=1e-6)
+    np.testing.assert_allclose(layer(t64(np.eye(3))).numpy(), layer.weight.numpy().T, rtol=1e-6)
 
 
 def test_linear_check_module():
@@ -72,18 +74,18 @@ def test_conv1d_shapes_and_init_are_gpt2s():
     tg.manual_seed(0)
     layer = nn.Conv1D(300, 200)  # nf = 300 outputs, nx = 200 inputs
     assert layer.weight.shape == (200, 300) and layer.bias.shape == (300,)
-    np.testing.assert_array_equal(layer.bias.data, 0)
-    np.testing.assert_allclose(layer.weight.data.std(), 0.02, rtol=0.02)
-    assert abs(layer.weight.data.mean()) < 1e-3
+    np.testing.assert_array_equal(layer.bias.numpy(), 0)
+    np.testing.assert_allclose(layer.weight.numpy().std(), 0.02, rtol=0.02)
+    assert abs(layer.weight.numpy().mean()) < 1e-3
 
 
 def test_conv1d_forward_is_x_times_w_plus_b():
     tg.manual_seed(0)
     layer = nn.Conv1D(6, 4).double()
-    layer.bias.data[...] = randn(6, seed=1)  # nonzero, so the test sees the bias
+    layer.bias.numpy()[...] = randn(6, seed=1)  # nonzero, so the test sees the bias
     x = randn(2, 3, 4)
     np.testing.assert_allclose(
-        layer(t64(x)).data, x @ layer.weight.data + layer.bias.data, rtol=RTOL
+        layer(t64(x)).numpy(), x @ layer.weight.numpy() + layer.bias.numpy(), rtol=RTOL
     )
 
 
@@ -109,13 +111,13 @@ def test_embedding_forward_picks_rows():
     tg.manual_seed(0)
     emb = nn.Embedding(6, 3)
     idx = np.array([[0, 5, 2], [2, 2, 1]])
-    np.testing.assert_array_equal(emb(tg.tensor(idx)).data, emb.weight.data[idx])
+    np.testing.assert_array_equal(emb(tg.tensor(idx)).numpy(), emb.weight.numpy()[idx])
     assert emb(tg.tensor(idx)).shape == (2, 3, 3)
 
 
 def test_embedding_init_is_standard_normal():
     tg.manual_seed(0)
-    w = nn.Embedding(500, 200).weight.data
+    w = nn.Embedding(500, 200).weight.numpy()
     assert abs(w.mean()) < 0.01 and abs(w.std() - 1) < 0.01
 
 
@@ -127,8 +129,8 @@ def test_embedding_repeated_indices_accumulate_gradients():
     emb(tg.tensor(idx)).backward(t64(grad_out))
     expected = np.zeros((5, 3))
     np.add.at(expected, idx, grad_out)  # row 1 three times, row 3 twice, 2 and 4 never
-    np.testing.assert_allclose(emb.weight.grad.data, expected, rtol=RTOL)
-    np.testing.assert_array_equal(emb.weight.grad.data[[2, 4]], 0)
+    np.testing.assert_allclose(emb.weight.grad.numpy(), expected, rtol=RTOL)
+    np.testing.assert_array_equal(emb.weight.grad.numpy()[[2, 4]], 0)
 
 
 def test_embedding_check_module():
@@ -139,9 +141,9 @@ def test_embedding_check_module():
 def test_embedding_padding_idx_row_is_zero_and_gets_no_gradient():
     tg.manual_seed(0)
     emb = nn.Embedding(4, 2, padding_idx=0).double()
-    np.testing.assert_array_equal(emb.weight.data[0], 0)
+    np.testing.assert_array_equal(emb.weight.numpy()[0], 0)
     emb(tg.tensor([0, 1, 0])).sum().backward()
-    np.testing.assert_array_equal(emb.weight.grad.data, [[0, 0], [1, 1], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(emb.weight.grad.numpy(), [[0, 0], [1, 1], [0, 0], [0, 0]])
 
 
 @pytest.mark.parametrize("bad", [7, -1])
@@ -180,7 +182,7 @@ IDS = ["gelu", "gelu_tanh", "relu", "tanh", "sigmoid", "softmax1", "softmax-1", 
 @pytest.mark.parametrize("module, formula", ACTIVATIONS, ids=IDS)
 def test_activation_forward_equals_numpy(module, formula):
     x = randn(2, 3, 4) * 2
-    np.testing.assert_allclose(module(t64(x)).data, formula(x), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(module(t64(x)).numpy(), formula(x), rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("module, formula", ACTIVATIONS, ids=IDS)
@@ -207,7 +209,7 @@ def test_softmax_without_dim_is_a_clear_error():
 def test_dropout_statistics_in_training_mode():
     tg.manual_seed(0)
     p = 0.3
-    y = nn.Dropout(p)(tg.ones(200_000, dtype=tg.float64)).data
+    y = nn.Dropout(p)(tg.ones(200_000, dtype=tg.float64)).numpy()
     dropped = y == 0
     assert abs(dropped.mean() - p) < 0.005  # std of the fraction is ~0.001
     np.testing.assert_allclose(y[~dropped], 1 / (1 - p), rtol=1e-15)  # inverted: survivors scaled
@@ -219,9 +221,9 @@ def test_dropout_is_the_identity_in_eval_mode():
     drop = nn.Dropout(0.9).eval()
     x = t64(randn(3, 4), requires_grad=True)
     y = drop(x)
-    np.testing.assert_array_equal(y.data, x.data)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
     y.backward(t64(np.full((3, 4), 2.0)))
-    np.testing.assert_array_equal(x.grad.data, 2.0)
+    np.testing.assert_array_equal(x.grad.numpy(), 2.0)
 
 
 def test_dropout_gradient_uses_the_same_mask():
@@ -229,7 +231,7 @@ def test_dropout_gradient_uses_the_same_mask():
     x = t64(np.ones((50, 40)), requires_grad=True)
     y = nn.Dropout(0.5)(x)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, y.data)  # d(m * x / (1-p))/dx = m / (1-p)
+    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())  # d(m * x / (1-p))/dx = m / (1-p)
 
 
 def test_dropout_check_module_train_and_eval():
@@ -260,7 +262,7 @@ def test_cross_entropy_loss_equals_numpy():
     loss = nn.CrossEntropyLoss()(t64(LOGITS), tg.tensor(TARGET))
     np.testing.assert_allclose(loss.item(), picked.mean(), rtol=RTOL)
     none = nn.CrossEntropyLoss(reduction="none")(t64(LOGITS), tg.tensor(TARGET))
-    np.testing.assert_allclose(none.data, picked, rtol=RTOL)
+    np.testing.assert_allclose(none.numpy(), picked, rtol=RTOL)
 
 
 def test_cross_entropy_loss_weight_ignore_index_and_label_smoothing():
@@ -298,7 +300,7 @@ def test_mse_loss_equals_numpy(reduction):
     squared = (a - b) ** 2
     expected = {"mean": squared.mean(), "sum": squared.sum(), "none": squared}[reduction]
     out = nn.MSELoss(reduction=reduction)(t64(a), t64(b))
-    np.testing.assert_allclose(out.data, expected, rtol=RTOL)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=RTOL)
 
 
 @pytest.mark.parametrize(

@@ -64,8 +64,8 @@ def test_running_all_steps_leaves_exactly_the_grads_of_backward(graph):
     fresh_loss.backward()
     assert len(steps) > 5
     for name, leaf in stepped.items():
-        assert np.abs(fresh[name].grad.data).max() > 0  # a real gradient, not an empty one
-        np.testing.assert_array_equal(leaf.grad.data, fresh[name].grad.data, err_msg=name)
+        assert np.abs(fresh[name].grad.numpy()).max() > 0  # a real gradient, not an empty one
+        np.testing.assert_array_equal(leaf.grad.numpy(), fresh[name].grad.numpy(), err_msg=name)
 
 
 def test_the_stepped_layer_norm_grads_are_those_of_the_fused_layer_norm():
@@ -75,7 +75,7 @@ def test_the_stepped_layer_norm_grads_are_those_of_the_fused_layer_norm():
     x, weight, bias = (tg.tensor(LN_DATA[k], requires_grad=True) for k in ("x", "weight", "bias"))
     (F.layer_norm(x, (3,), weight, bias, eps=1e-5) * tg.tensor(LN_DATA["c"])).sum().backward()
     for name, fused in (("x", x), ("weight", weight), ("bias", bias)):
-        np.testing.assert_allclose(leaves[name].grad.data, fused.grad.data, rtol=1e-10)
+        np.testing.assert_allclose(leaves[name].grad.numpy(), fused.grad.numpy(), rtol=1e-10)
 
 
 @pytest.mark.parametrize("graph", GRAPHS)
@@ -102,7 +102,7 @@ def test_each_steps_grad_inputs_are_what_the_ops_own_backward_returns(graph):
             for sent, own in zip(step.grad_inputs, expected):
                 assert (sent is None) == (own is None), step.op
                 if sent is not None:
-                    np.testing.assert_array_equal(sent.data, own.data, err_msg=step.op)
+                    np.testing.assert_array_equal(sent.numpy(), own.numpy(), err_msg=step.op)
 
 
 def test_a_mul_step_sends_grad_out_times_the_other_input():
@@ -113,9 +113,9 @@ def test_a_mul_step_sends_grad_out_times_the_other_input():
     assert (
         step.op == "MulBackward" and step.formula == "grad_a = grad_out * b;  grad_b = grad_out * a"
     )
-    np.testing.assert_array_equal(step.grad_output.data, g)
-    np.testing.assert_array_equal(step.grad_inputs[0].data, g * b.data)
-    np.testing.assert_array_equal(step.grad_inputs[1].data, g * a.data)
+    np.testing.assert_array_equal(step.grad_output.numpy(), g)
+    np.testing.assert_array_equal(step.grad_inputs[0].numpy(), g * b.numpy())
+    np.testing.assert_array_equal(step.grad_inputs[1].numpy(), g * a.numpy())
     assert step.inputs[0] is a and step.inputs[1] is b
 
 
@@ -132,7 +132,7 @@ def test_str_of_a_step_shows_the_op_the_shapes_and_the_rule():
     text = str(div)
     assert "grad_a = grad_out / b;  grad_b = -grad_out * a / b**2" in text
     assert "(2, 3)" in text and "(2, 1)" in text
-    assert f"{div.grad_inputs[1].data.ravel()[0]:.4g}" in text  # a value it sent
+    assert f"{div.grad_inputs[1].numpy().ravel()[0]:.4g}" in text  # a value it sent
     final = str(steps[-1])
     assert "'x'" in final  # the leaf's name
 
@@ -144,9 +144,9 @@ def test_tensor_backward_steps_is_backprop_steps():
     steps_b = list(tg.backprop_steps(loss_b))
     assert [s.op for s in steps_a] == [s.op for s in steps_b]
     for sa, sb in zip(steps_a, steps_b):
-        np.testing.assert_array_equal(sa.grad_output.data, sb.grad_output.data)
+        np.testing.assert_array_equal(sa.grad_output.numpy(), sb.grad_output.numpy())
     for name in leaves_a:
-        np.testing.assert_array_equal(leaves_a[name].grad.data, leaves_b[name].grad.data)
+        np.testing.assert_array_equal(leaves_a[name].grad.numpy(), leaves_b[name].grad.numpy())
 
 
 def test_accumulated_shows_the_sum_after_a_leafs_second_use():
@@ -157,19 +157,19 @@ def test_accumulated_shows_the_sum_after_a_leafs_second_use():
     uses = [(s, i) for s in tg.backprop_steps(loss) for i, t in enumerate(s.inputs) if t is x]
     assert len(uses) == 2
     (first, i), (second, j) = uses
-    np.testing.assert_array_equal(first.accumulated[i].data, first.grad_inputs[i].data)
-    total = first.grad_inputs[i].data + second.grad_inputs[j].data
-    np.testing.assert_array_equal(second.accumulated[j].data, total)
-    np.testing.assert_array_equal(total, u.data + v.data)
-    np.testing.assert_array_equal(x.grad.data, total)
+    np.testing.assert_array_equal(first.accumulated[i].numpy(), first.grad_inputs[i].numpy())
+    total = first.grad_inputs[i].numpy() + second.grad_inputs[j].numpy()
+    np.testing.assert_array_equal(second.accumulated[j].numpy(), total)
+    np.testing.assert_array_equal(total, u.numpy() + v.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), total)
 
 
 def test_accumulated_of_a_leaf_used_twice_by_one_op():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     (step,) = tg.backprop_steps(x * x, gradient=tg.ones(2))
-    np.testing.assert_array_equal(step.grad_inputs[0].data, x.data)
-    np.testing.assert_array_equal(step.accumulated[0].data, 2 * x.data)
-    np.testing.assert_array_equal(step.accumulated[1].data, 2 * x.data)
+    np.testing.assert_array_equal(step.grad_inputs[0].numpy(), x.numpy())
+    np.testing.assert_array_equal(step.accumulated[0].numpy(), 2 * x.numpy())
+    np.testing.assert_array_equal(step.accumulated[1].numpy(), 2 * x.numpy())
 
 
 # --- detect_anomaly --------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def test_detect_anomaly_does_nothing_outside_its_block():
     with tg.detect_anomaly():
         pass
     x.sqrt().sum().backward()  # no error: the inf simply lands in .grad
-    assert np.isinf(x.grad.data[0]) and x.grad.data[1] == 0.25
+    assert np.isinf(x.grad.numpy()[0]) and x.grad.numpy()[1] == 0.25
     assert not hasattr(x.sqrt().grad_fn, "creation_site")
 
 
@@ -242,7 +242,9 @@ def test_the_cli_example_is_layer_norm():
     composed.backward()
     fused.backward()
     for name in leaves:
-        np.testing.assert_allclose(leaves[name].grad.data, fused_leaves[name].grad.data, atol=1e-5)
+        np.testing.assert_allclose(
+            leaves[name].grad.numpy(), fused_leaves[name].grad.numpy(), atol=1e-5
+        )
 
 
 def test_cli_steps_walks_every_node_and_checks_against_backward(capsys):

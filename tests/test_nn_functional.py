@@ -195,7 +195,7 @@ def test_forward_matches_numpy_formula(name, fn, ref, shapes, smooth):
     expected = ref(*arrays(shapes))
     assert out.shape == np.shape(expected)
     assert out.dtype == tg.float64
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize("name, fn, ref, shapes, smooth", CASES, ids=IDS)
@@ -231,9 +231,9 @@ def test_weight_gradient_is_one_2d_matmul(layer):
 def test_embedding_negative_index_and_padding_idx():
     w = tg.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
     out = F.embedding(tg.tensor([[-1, 0], [2, 0]]), w, padding_idx=0)
-    np.testing.assert_array_equal(out.data, w.data[[[3, 0], [2, 0]]])
+    np.testing.assert_array_equal(out.numpy(), w.numpy()[[[3, 0], [2, 0]]])
     out.sum().backward()
-    np.testing.assert_array_equal(w.grad.data.sum(1), [0.0, 0.0, 3.0, 3.0])  # row 0: padding
+    np.testing.assert_array_equal(w.grad.numpy().sum(1), [0.0, 0.0, 3.0, 3.0])  # row 0: padding
 
 
 # --- dropout -------------------------------------------------------------------------------------
@@ -242,11 +242,11 @@ def test_dropout_keeps_about_1_minus_p_and_scales_exactly(p):
     tg.manual_seed(0)
     x = tg.tensor(np.random.default_rng(1).uniform(1, 2, 200_000), requires_grad=True)
     out = F.dropout(x, p)
-    kept = out.data != 0
+    kept = out.numpy() != 0
     assert abs(kept.mean() - (1 - p)) < 0.005  # 7 standard deviations at n = 200000
-    np.testing.assert_array_equal(out.data[kept], x.data[kept] * (1 / (1 - p)))
+    np.testing.assert_array_equal(out.numpy()[kept], x.numpy()[kept] * (1 / (1 - p)))
     out.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, kept * (1 / (1 - p)))
+    np.testing.assert_array_equal(x.grad.numpy(), kept * (1 / (1 - p)))
 
 
 def test_dropout_identity_when_not_training_or_p_zero_and_zeros_when_p_one():
@@ -254,9 +254,9 @@ def test_dropout_identity_when_not_training_or_p_zero_and_zeros_when_p_one():
     assert F.dropout(x, 0.5, training=False) is x
     assert F.dropout(x, 0.0) is x
     out = F.dropout(x, 1.0)
-    assert (out.data == 0).all() and out.requires_grad
+    assert (out.numpy() == 0).all() and out.requires_grad
     out.sum().backward()
-    assert (x.grad.data == 0).all()
+    assert (x.grad.numpy() == 0).all()
 
 
 def test_dropout_mask_follows_the_global_seed():
@@ -267,9 +267,9 @@ def test_dropout_mask_follows_the_global_seed():
     with tg.random.fork_rng():
         inside = F.dropout(x, 0.5)
     after = F.dropout(x, 0.5)
-    np.testing.assert_array_equal(inside.data, first.data)
-    np.testing.assert_array_equal(after.data, first.data)  # fork_rng restored the state
-    assert not np.array_equal(F.dropout(x, 0.5).data, first.data)  # a new draw
+    np.testing.assert_array_equal(inside.numpy(), first.numpy())
+    np.testing.assert_array_equal(after.numpy(), first.numpy())  # fork_rng restored the state
+    assert not np.array_equal(F.dropout(x, 0.5).numpy(), first.numpy())  # a new draw
 
 
 def test_dropout_gradcheck_with_a_fixed_mask():
@@ -289,10 +289,10 @@ def test_batch_norm_training_updates_running_stats_with_unbiased_variance():
         F.batch_norm(tg.tensor(batch), running_mean, running_var, training=True, momentum=0.2)
         mean = 0.8 * mean + 0.2 * batch.mean(axis=(0, 2))
         var = 0.8 * var + 0.2 * batch.var(axis=(0, 2), ddof=1)
-    np.testing.assert_allclose(running_mean.data, mean, rtol=1e-14)
-    np.testing.assert_allclose(running_var.data, var, rtol=1e-14)
+    np.testing.assert_allclose(running_mean.numpy(), mean, rtol=1e-14)
+    np.testing.assert_allclose(running_var.numpy(), var, rtol=1e-14)
     out = F.batch_norm(tg.tensor(x), running_mean, running_var)  # eval uses them
-    np.testing.assert_allclose(out.data, (x - mean[:, None]) / np.sqrt(var[:, None] + 1e-5))
+    np.testing.assert_allclose(out.numpy(), (x - mean[:, None]) / np.sqrt(var[:, None] + 1e-5))
 
 
 def test_instance_norm_updates_running_stats_with_the_batch_average():
@@ -303,14 +303,14 @@ def test_instance_norm_updates_running_stats_with_the_batch_average():
     np.testing.assert_allclose(running_var, 0.5 + 0.5 * x.var(axis=2, ddof=1).mean(axis=0))
     out = F.instance_norm(tg.tensor(x), running_mean, running_var, use_input_stats=False)
     expected = (x - running_mean[:, None]) / np.sqrt(running_var[:, None] + 1e-5)
-    np.testing.assert_allclose(out.data, expected, rtol=1e-12)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
 
 
 def test_rms_norm_default_eps_is_the_dtype_machine_epsilon():
     x = tg.tensor([[1e-4, 0.0]], dtype=tg.float32)
     out = F.rms_norm(x, (2,))
     rms = np.sqrt(np.float32(0.5e-8) + np.finfo(np.float32).eps)
-    np.testing.assert_allclose(out.data, [[1e-4 / rms, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), [[1e-4 / rms, 0.0]], rtol=1e-6)
     assert out.dtype == tg.float32
 
 
@@ -321,10 +321,10 @@ def test_attention_row_with_no_key_gives_zeros_and_zero_gradients(kind):
     if kind == "float":
         mask = np.where(mask, 0.0, -np.inf)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-    assert (out.data[1] == 0).all() and np.isfinite(out.data).all()
+    assert (out.numpy()[1] == 0).all() and np.isfinite(out.numpy()).all()
     out.sum().backward()
-    assert (q.grad.data[1] == 0).all()
-    assert all(np.isfinite(t.grad.data).all() for t in (q, k, v))
+    assert (q.grad.numpy()[1] == 0).all()
+    assert all(np.isfinite(t.grad.numpy()).all() for t in (q, k, v))
 
 
 def test_softmax_dtype_argument_converts_first():
@@ -333,7 +333,7 @@ def test_softmax_dtype_argument_converts_first():
     for f in (F.softmax, F.log_softmax):
         out = f(x, dim=-1, dtype=tg.float64)
         assert out.dtype == tg.float64
-        np.testing.assert_allclose(out.data, f(x.double(), -1).data, rtol=0)
+        np.testing.assert_allclose(out.numpy(), f(x.double(), -1).numpy(), rtol=0)
 
 
 # --- errors: each names the function and the sizes involved --------------------------------------

@@ -40,7 +40,7 @@ def run_tg(make_opt, d, steps=STEPS, dtype=tg.float64):
         opt.zero_grad()
         tg_loss(W, b, X, Y).backward()
         opt.step()
-        trajectory.append((W.data.copy(), b.data.copy()))
+        trajectory.append((W.numpy().copy(), b.numpy().copy()))
     return trajectory
 
 
@@ -176,7 +176,7 @@ def test_adam_first_step_moves_each_coordinate_by_lr():
     opt = tg.optim.Adam([w], lr=0.1, eps=0.0)
     (w * w).sum().backward()
     opt.step()
-    np.testing.assert_allclose(w.data, [2.9, -0.4], rtol=1e-14)
+    np.testing.assert_allclose(w.numpy(), [2.9, -0.4], rtol=1e-14)
 
 
 def test_float32_parameters_stay_float32():
@@ -208,7 +208,7 @@ def test_parameters_without_grad_are_skipped():
     opt = tg.optim.Adam([a, b], lr=0.1)
     (a * 2).sum().backward()
     opt.step()
-    assert a.data[0] != 1.0 and (b.data == 1.0).all()
+    assert a.numpy()[0] != 1.0 and (b.numpy() == 1.0).all()
     assert b not in opt.state and opt.state[a]["step"] == 1
 
 
@@ -225,9 +225,9 @@ def test_zero_grad():
     opt = tg.optim.SGD([net], lr=0.1)
     (net * 3).sum().backward()
     opt.zero_grad(set_to_none=False)
-    assert net.grad is not None and (net.grad.data == 0).all()
+    assert net.grad is not None and (net.grad.numpy() == 0).all()
     (net * 3).sum().backward()
-    np.testing.assert_array_equal(net.grad.data, [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(net.grad.numpy(), [3.0, 3.0, 3.0])
     opt.zero_grad()
     assert net.grad is None
 
@@ -308,7 +308,7 @@ def test_state_dict_round_trip_continues_the_same_trajectory(make):
         tg_loss(W, b, X, Y).backward()
         opt.step()
     saved = opt.state_dict()
-    W2, b2 = tg.tensor(W.data, requires_grad=True), tg.tensor(b.data, requires_grad=True)
+    W2, b2 = tg.tensor(W.numpy(), requires_grad=True), tg.tensor(b.numpy(), requires_grad=True)
     opt2 = make(W2, b2)
     for group in opt2.param_groups:
         group["lr"] = 123.0  # restored by load_state_dict
@@ -322,8 +322,8 @@ def test_state_dict_round_trip_continues_the_same_trajectory(make):
     for i, state in kept.items():  # the loaded arrays were copies: the saved dict did not move
         for key, value in state.items():
             np.testing.assert_array_equal(saved["state"][i][key], value)
-    np.testing.assert_array_equal(W2.data, straight[-1][0])
-    np.testing.assert_array_equal(b2.data, straight[-1][1])
+    np.testing.assert_array_equal(W2.numpy(), straight[-1][0])
+    np.testing.assert_array_equal(b2.numpy(), straight[-1][1])
 
 
 def test_load_state_dict_casts_state_to_the_parameter_dtype():

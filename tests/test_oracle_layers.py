@@ -31,7 +31,7 @@ def compare(ours, theirs, *inputs, copy_weights=True, seed=1, **options):
     each parameter. Returns the number of parameters compared."""
     ours = ours.double()
     if copy_weights:
-        state = {k: torch.from_numpy(v.data.copy()) for k, v in ours.state_dict().items()}
+        state = {k: torch.from_numpy(v.numpy().copy()) for k, v in ours.state_dict().items()}
         theirs.load_state_dict(state, strict=True)
     ours_in = [tg.tensor(x, requires_grad=x.dtype.kind == "f") for x in inputs]
     theirs_in = [torch.tensor(x, requires_grad=x.dtype.kind == "f") for x in inputs]
@@ -39,21 +39,21 @@ def compare(ours, theirs, *inputs, copy_weights=True, seed=1, **options):
     theirs_out = _tuple(theirs(*theirs_in, **options))
     assert len(ours_out) == len(theirs_out)
     for i, (a, b) in enumerate(zip(ours_out, theirs_out)):
-        np.testing.assert_allclose(a.data, b.detach().numpy(), rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=RTOL, atol=ATOL)
         g = randn(*a.shape, seed=seed + i)
         a.backward(tg.tensor(g), retain_graph=True)
         b.backward(torch.from_numpy(g), retain_graph=True)
     for i, (a, b) in enumerate(zip(ours_in, theirs_in)):
         if b.requires_grad:
             np.testing.assert_allclose(
-                a.grad.data, b.grad.numpy(), rtol=RTOL, atol=ATOL, err_msg=f"input {i}"
+                a.grad.numpy(), b.grad.numpy(), rtol=RTOL, atol=ATOL, err_msg=f"input {i}"
             )
     theirs_params = dict(theirs.named_parameters())
     ours_params = dict(ours.named_parameters())
     assert set(ours_params) == set(theirs_params)
     for name, p in ours_params.items():
         np.testing.assert_allclose(
-            p.grad.data, theirs_params[name].grad.numpy(), rtol=RTOL, atol=ATOL, err_msg=name
+            p.grad.numpy(), theirs_params[name].grad.numpy(), rtol=RTOL, atol=ATOL, err_msg=name
         )
     return len(ours_params)
 
@@ -80,10 +80,10 @@ def test_linear_init_has_pytorchs_bounds():
     ours, theirs = nn.Linear(300, 200), torch.nn.Linear(300, 200)
     bound = 1 / math.sqrt(300)
     for a, b in ((ours.weight, theirs.weight), (ours.bias, theirs.bias)):
-        for values in (a.data, b.detach().numpy()):
+        for values in (a.numpy(), b.detach().numpy()):
             assert 0.95 * bound < np.abs(values).max() <= bound
     np.testing.assert_allclose(
-        ours.weight.data.std(), theirs.weight.detach().std().item(), rtol=0.01
+        ours.weight.numpy().std(), theirs.weight.detach().std().item(), rtol=0.01
     )
 
 

@@ -107,11 +107,11 @@ def _saved_array_refs(loss, keep):
     dropout mask or the targets, which the graph keeps (as edges) so that draw_graph can show
     them after backward."""
     nodes = topological_sort([loss.grad_fn])
-    leaves = [e.data for n in nodes for e in n.edges if not hasattr(e, "fn")]
+    leaves = [e.numpy() for n in nodes for e in n.edges if not hasattr(e, "fn")]
     keep_ids = {id(a) for a in list(keep) + leaves}
     refs = []
     for node in nodes:
-        arrays = [s.data for s in node.saved if s is not None and hasattr(s, "data")]
+        arrays = [s.numpy() for s in node.saved if s is not None and hasattr(s, "data")]
         arrays += [v for v in vars(node).values() if isinstance(v, np.ndarray)]
         refs += [weakref.ref(a) for a in arrays if id(a) not in keep_ids]
     return refs
@@ -119,7 +119,7 @@ def _saved_array_refs(loss, keep):
 
 def test_backward_frees_every_array_the_graph_saved_unless_retained():
     model, _, hidden, loss = _graph_of_a_model_step()
-    refs = _saved_array_refs(loss, keep=[hidden.data, loss.data])  # those we still hold
+    refs = _saved_array_refs(loss, keep=[hidden.numpy(), loss.numpy()])  # those we still hold
     assert len(refs) >= 6  # the model really saved arrays for backward
 
     loss.backward(retain_graph=True)
@@ -139,7 +139,7 @@ def test_intermediate_gradients_are_freed_unless_retain_grad():
     model, x, hidden, loss = _graph_of_a_model_step()
     refs = []
     for node in topological_sort([loss.grad_fn]):
-        node.hooks.append(lambda grad, refs=refs: refs.append(weakref.ref(grad.data)))
+        node.hooks.append(lambda grad, refs=refs: refs.append(weakref.ref(grad.numpy())))
     hidden.retain_grad()
     loss.backward()
     gc.collect()
@@ -147,7 +147,7 @@ def test_intermediate_gradients_are_freed_unless_retain_grad():
     assert all(r() is None for r in refs)
     _, _, hidden_again, loss_again = _graph_of_a_model_step()  # the same graph, same dropout
     (expected,) = tg.autograd.grad(loss_again, hidden_again)
-    np.testing.assert_array_equal(hidden.grad.data, expected.data)
+    np.testing.assert_array_equal(hidden.grad.numpy(), expected.numpy())
     assert x.grad is not None and x.grad.shape == x.shape
 
 
@@ -186,9 +186,9 @@ def test_no_grad_in_one_thread_while_another_trains_a_model():
     def training():
         try:
             assert inside.wait(10)
-            before = model[0].weight.data.copy()
+            before = model[0].weight.numpy().copy()
             results["train"] = (tg.is_grad_enabled(), np.isfinite(step()))
-            results["moved"] = not np.array_equal(before, model[0].weight.data)
+            results["moved"] = not np.array_equal(before, model[0].weight.numpy())
             results["grads"] = all(p.grad is not None for p in model.parameters())
         except Exception as error:
             errors.append(error)
@@ -266,7 +266,7 @@ def test_detect_anomaly_names_the_op_and_the_line_in_a_models_forward():
     x = tg.randn(2, 3)
     with tg.detect_anomaly():
         out = layer(x)
-        assert np.isfinite(out.data).all()  # forward is fine: the NaN is made in backward
+        assert np.isfinite(out.numpy()).all()  # forward is fine: the NaN is made in backward
         with pytest.raises(RuntimeError) as info:
             (out * out).sum().backward()
     message = str(info.value)
@@ -277,7 +277,7 @@ def test_detect_anomaly_names_the_op_and_the_line_in_a_models_forward():
     assert "grad_a = grad_out / (2 * out)" in message  # the rule that divided by 0
     # Without anomaly detection the same backward quietly fills the weights' grads with NaN:
     (layer(x) * layer(x)).sum().backward()
-    assert np.isnan(layer.proj.weight.grad.data).all()
+    assert np.isnan(layer.proj.weight.grad.numpy()).all()
 
 
 def test_detect_anomaly_is_silent_for_a_clean_training_step():

@@ -73,7 +73,7 @@ def test_a_missing_torch_attribute_or_module_names_itself():
         import tinygrad_norm as tg
         tg.install_as_torch()
         import torch
-        for get in (lambda: torch.fft, lambda: torch.nn.functional.bogus_op):
+        for get in (lambda: torch.fft, lambda: torch.nn.functional.bogus_op, lambda: torch.special):
             try:
                 get()
             except AttributeError as error:
@@ -89,8 +89,9 @@ def test_a_missing_torch_attribute_or_module_names_itself():
     lines = result.stdout.splitlines()
     assert lines[0].startswith("tinygrad_norm does not implement torch.fft yet")
     assert lines[1].startswith("tinygrad_norm does not implement torch.nn.functional.bogus_op yet")
-    assert lines[2].startswith("tinygrad_norm does not implement torch.sparse yet")
-    assert lines[3] == "False False"
+    assert lines[2].startswith("tinygrad_norm does not implement torch.special yet")
+    assert lines[3].startswith("tinygrad_norm does not implement torch.sparse yet")
+    assert lines[4] == "False False"
 
 
 def test_install_after_real_torch_shadows_it_and_uninstall_restores_it():

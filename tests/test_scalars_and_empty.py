@@ -91,13 +91,13 @@ def test_unary_op_of_a_0d_tensor_matches_numpy(name, dtype):
     op, value, derivative, positive = UNARY[name]
     x = leaf((), positive, dtype=dtype)
     y = op(x)
-    assert y.shape == () and y.dtype == dtype and isinstance(y.data, np.ndarray)
+    assert y.shape == () and y.dtype == dtype and isinstance(y.numpy(), np.ndarray)
     y.backward()
-    assert x.grad.shape == () and x.grad.dtype == dtype and isinstance(x.grad.data, np.ndarray)
-    a = float(x.data)
+    assert x.grad.shape == () and x.grad.dtype == dtype and isinstance(x.grad.numpy(), np.ndarray)
+    a = float(x.numpy())
     rtol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(float(y.data), value(a), rtol=rtol, atol=rtol)
-    np.testing.assert_allclose(float(x.grad.data), derivative(a), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(float(y.numpy()), value(a), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(float(x.grad.numpy()), derivative(a), rtol=rtol, atol=rtol)
 
 
 def test_max_and_min_with_keepdim_keep_a_0d_tensor_0d():
@@ -105,7 +105,7 @@ def test_max_and_min_with_keepdim_keep_a_0d_tensor_0d():
     for values, indices in (x.max(dim=0, keepdim=True), x.min(dim=-1, keepdim=True)):
         assert values.shape == () and indices.shape == () and int(indices) == 0
     x.max(dim=0, keepdim=True).values.backward()
-    assert float(x.grad.data) == 1.0
+    assert float(x.grad.numpy()) == 1.0
 
 
 def test_argmax_along_a_dim_of_a_0d_tensor_is_0():
@@ -151,9 +151,9 @@ def test_std_gradient_is_0_where_the_std_is_0():
         (tg.tensor([[1.0], [3.0]], requires_grad=True), lambda x: x.std(dim=1, unbiased=False)),
     ]:
         y = std(x)
-        np.testing.assert_array_equal(y.data, 0.0)
+        np.testing.assert_array_equal(y.numpy(), 0.0)
         y.sum().backward()
-        np.testing.assert_array_equal(x.grad.data, np.zeros(x.shape))
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros(x.shape))
 
 
 # --- empty tensors, against NumPy --------------------------------------------------------------
@@ -169,7 +169,7 @@ ELEMENTWISE = {
     "pow": lambda x: x**2,
     "clamp": lambda x: x.clamp(-0.5, 0.5),
     "maximum": lambda x: tg.maximum(x, x * 2),
-    "where": lambda x: tg.where(x.data > 0, x, 0.0),
+    "where": lambda x: tg.where(x.numpy() > 0, x, 0.0),
     "add_0d": lambda x: x + tg.tensor(2.0),
     "softmax_last": lambda x: x.softmax(-1),
     "softmax_first": lambda x: x.softmax(0),
@@ -199,7 +199,7 @@ def test_elementwise_op_of_an_empty_tensor_is_empty_with_an_empty_gradient(name,
 def test_sum_of_nothing_is_0_and_norm_of_nothing_is_0(shape):
     x = leaf(shape)
     for y in (x.sum(), x.norm(), x.norm(p=1), x.norm(p=3)):
-        assert y.shape == () and float(y.data) == 0.0
+        assert y.shape == () and float(y.numpy()) == 0.0
         y.backward()
         assert x.grad.shape == shape
 
@@ -249,7 +249,7 @@ def test_attention_with_a_head_size_of_0_attends_uniformly():
     q = tg.zeros(2, 0)
     v = leaf((2, 3))
     y = F.scaled_dot_product_attention(q, q, v)
-    np.testing.assert_allclose(y.data, np.broadcast_to(v.data.mean(0), (2, 3)), rtol=1e-12)
+    np.testing.assert_allclose(y.numpy(), np.broadcast_to(v.numpy().mean(0), (2, 3)), rtol=1e-12)
 
 
 def test_attention_over_an_empty_sequence_is_empty():
@@ -281,10 +281,10 @@ def test_linear_with_0_in_or_out_features(x_shape, w_shape):
     x, w = leaf(x_shape), leaf(w_shape, seed=1)
     b = leaf(w_shape[:1], seed=2)
     y = F.linear(x, w, b)
-    np.testing.assert_allclose(y.data, x.data @ w.data.T + b.data)
+    np.testing.assert_allclose(y.numpy(), x.numpy() @ w.numpy().T + b.numpy())
     y.sum().backward()
     assert x.grad.shape == x.shape and w.grad.shape == w.shape
-    np.testing.assert_allclose(b.grad.data, np.full(b.shape, np.prod(x_shape[:-1])))
+    np.testing.assert_allclose(b.grad.numpy(), np.full(b.shape, np.prod(x_shape[:-1])))
 
 
 def test_group_norm_of_an_empty_batch_is_empty():
@@ -315,11 +315,11 @@ def test_losses_of_an_empty_batch():
     x, t = leaf((0, 3)), tg.tensor(np.zeros(0, dtype=np.int64))
     for loss in (F.cross_entropy, F.nll_loss):
         total = loss(x, t, reduction="sum")
-        assert float(total.data) == 0.0 and loss(x, t, reduction="none").shape == (0,)
+        assert float(total.numpy()) == 0.0 and loss(x, t, reduction="none").shape == (0,)
         total.backward()
         assert x.grad.shape == (0, 3)
-        assert math.isnan(float(loss(x, t).data))
-    assert math.isnan(float(F.mse_loss(x, x.detach()).data))
+        assert math.isnan(float(loss(x, t).numpy()))
+    assert math.isnan(float(F.mse_loss(x, x.detach()).numpy()))
 
 
 # --- against PyTorch ----------------------------------------------------------------------------
@@ -473,6 +473,6 @@ def test_0d_and_empty_inputs_behave_as_in_pytorch(fn, shapes, positive, integer)
     for o, t in zip([*ours[0], *ours[1]], [*theirs[0], *theirs[1]]):
         assert (o is None) == (t is None)
         if o is not None:
-            mine, pytorchs = np.asarray(o.data), t.detach().numpy()
+            mine, pytorchs = np.asarray(o.numpy()), t.detach().numpy()
             assert mine.shape == pytorchs.shape and mine.dtype == pytorchs.dtype
             np.testing.assert_allclose(mine, pytorchs, rtol=1e-10, atol=1e-12, equal_nan=True)

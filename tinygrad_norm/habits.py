@@ -38,11 +38,11 @@ def is_tensor(obj) -> bool:
 
 
 def numel(input) -> int:  # noqa: A002 - PyTorch's name
-    return _as_tensor(input).data.size
+    return _as_tensor(input).array.size
 
 
 def is_floating_point(input) -> bool:  # noqa: A002
-    return _as_tensor(input).data.dtype.kind == "f"
+    return _as_tensor(input).array.dtype.kind == "f"
 
 
 class histogram_result(NamedTuple):  # noqa: N801 - PyTorch's torch.return_types.histogram
@@ -54,11 +54,11 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
     """Counts of `input`'s values in `bins` equal bins over `range` (default: min to max), or
     between the edges of a 1-D tensor `bins`. Returns `(hist, bin_edges)`, both of input's
     floating dtype; the last bin includes its right edge, as NumPy and PyTorch."""
-    x = _as_tensor(input).data
+    x = _as_tensor(input).array
     if x.dtype.kind != "f":
         raise RuntimeError(f"histogram: input must be floating point, got {x.dtype}")
-    edges = bins.data if isinstance(bins, Tensor) else bins
-    w = None if weight is None else _as_tensor(weight).data
+    edges = bins.array if isinstance(bins, Tensor) else bins
+    w = None if weight is None else _as_tensor(weight).array
     hist, edges = np.histogram(x, edges, range=range, weights=w, density=density)
     return histogram_result(Tensor._make(hist.astype(x.dtype)), Tensor._make(edges.astype(x.dtype)))
 
@@ -66,7 +66,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
 def histc(input, bins=100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's names
     """Counts in `bins` equal bins between `min` and `max` (both 0: the data's min and max);
     values outside are ignored. Floating, input's dtype."""
-    x = _as_tensor(input).data
+    x = _as_tensor(input).array
     if x.dtype.kind != "f":
         raise RuntimeError(f"histc: input must be floating point, got {x.dtype}")
     low, high = (min, max) if min != max or x.size == 0 else (x.min(), x.max())
@@ -79,7 +79,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's na
 def bincount(input, weights=None, minlength=0) -> Tensor:  # noqa: A002
     """How often each value 0, 1, ..., max occurs in a 1-D non-negative integer tensor
     (at least `minlength` bins); with `weights`, their sum per value."""
-    x = _as_tensor(input).data
+    x = _as_tensor(input).array
     if x.ndim != 1 or x.dtype.kind not in "iu" or (x.size and x.min() < 0):
         raise RuntimeError(
             f"bincount: only supports 1-d non-negative integral inputs, got shape "
@@ -87,7 +87,7 @@ def bincount(input, weights=None, minlength=0) -> Tensor:  # noqa: A002
         )
     if weights is None:
         return Tensor._make(np.bincount(x, minlength=minlength).astype(np.int64))
-    w = _as_tensor(weights).data
+    w = _as_tensor(weights).array
     counts = np.bincount(x, weights=w, minlength=minlength)
     return Tensor._make(counts.astype(w.dtype if w.dtype.kind == "f" else np.float64))
 

@@ -20,7 +20,7 @@ def normalize_index(index) -> tuple:
     for i in index:
         if isinstance(i, GraphTensor):
             # a copy: the index is kept for backward, and the tensor may change in place later
-            i = i.data.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.data.copy()
+            i = i.array.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.array.copy()
         elif isinstance(i, list):
             i = np.asarray(i)
         out.append(i)

@@ -58,7 +58,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
                 f"(shape {x.shape}): the maximum of nothing is undefined"
             )
     if ord == 0:  # the number of non-zero elements: piecewise constant, no gradient
-        count = (x.data != 0).sum(axis=dims, keepdims=keepdim)
+        count = (x.array != 0).sum(axis=dims, keepdims=keepdim)
         return x._make(np.asarray(count, dtype=x.dtype))
     if dims is None and keepdim:
         return C.norm(x, ord, tuple(range(x.ndim)), True)

@@ -99,7 +99,7 @@ def _array_str(data: np.ndarray, indent: int, summarize: bool, show, width: int)
 
 
 def format_tensor(tensor) -> str:
-    data = tensor.data
+    data = tensor.array
     prefix = "tensor("
     summarize = data.size > _options["threshold"]
     if data.size == 0:

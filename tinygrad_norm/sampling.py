@@ -45,7 +45,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
     """
     x = as_tensor(input)
     rng = numpy_generator(generator, "multinomial")
-    return _new(draw_multinomial(x.data, num_samples, replacement, rng))
+    return _new(draw_multinomial(x.array, num_samples, replacement, rng))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -86,15 +86,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise TypeError(
             "normal: with a number mean and std, give the size, e.g. normal(0, 1, (2, 3))"
         )
-    mean_a, std_a = (np.asarray(v.data if isinstance(v, Tensor) else v) for v in (mean, std))
+    mean_a, std_a = (np.asarray(v.array if isinstance(v, Tensor) else v) for v in (mean, std))
     if np.any(std_a < 0):
         raise RuntimeError(f"normal: expects std >= 0.0, got {std_a.min()}")
     if size is not None:
         shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
         out_dtype = dtypes.get_default_dtype() if dtype is None else dtype
     else:
-        shape = np.broadcast_shapes(*(t.data.shape for t in tensors))
-        floating = [t.data.dtype for t in tensors if t.data.dtype.kind == "f"]
+        shape = np.broadcast_shapes(*(t.array.shape for t in tensors))
+        floating = [t.array.dtype for t in tensors if t.array.dtype.kind == "f"]
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")
         out_dtype = np.result_type(*floating) if dtype is None else dtype
@@ -105,10 +105,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 def poisson(input, generator=None) -> Tensor:  # noqa: A002
     """A Poisson sample for each rate in `input` (>= 0), in input's dtype: E = Var = rate."""
     x = as_tensor(input)
-    if np.any(x.data < 0) or not np.all(np.isfinite(x.data)):
+    if np.any(x.array < 0) or not np.all(np.isfinite(x.array)):
         raise RuntimeError("poisson: every rate must be a finite number >= 0")
-    values = numpy_generator(generator, "poisson").poisson(x.data.astype(np.float64))
-    return _new(values.astype(x.data.dtype))
+    values = numpy_generator(generator, "poisson").poisson(x.array.astype(np.float64))
+    return _new(values.astype(x.array.dtype))
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:  # noqa: A002
@@ -130,7 +130,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     """Integers from [low, high) (or [0, low) when `high` is omitted) of input's shape, in
     input's dtype unless `dtype=` (as PyTorch: `randint_like(float_tensor, 10)` is float)."""
     check_device("randint_like", device)
-    x = as_tensor(input).data
+    x = as_tensor(input).array
     low, high = (0, low) if high is None else (low, high)
     if int(low) >= int(high):
         raise RuntimeError(f"randint_like: expected low < high, got low={low}, high={high}")
@@ -141,7 +141,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 def _like(op: str, input, dtype, device) -> np.ndarray:  # noqa: A002
     """A zero array standing for `input` (shape, dtype), refusing integer dtypes as PyTorch."""
     check_device(op, device)
-    x = as_tensor(input).data
+    x = as_tensor(input).array
     out_dtype = x.dtype if dtype is None else np.dtype(dtype)
     if out_dtype.kind != "f":
         raise NotImplementedError(  # PyTorch's class for this mistake

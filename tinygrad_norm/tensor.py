@@ -1,9 +1,13 @@
 """Tensor: a NumPy array that remembers how it was made, so gradients can flow back.
 
-A Tensor holds `.data` (an `np.ndarray`), `.requires_grad`, `.grad` and `.grad_fn` (the node
-that made it, None for a leaf). Every operator and method below is a one-line call into the
-ops: primitives in `ops/elementwise.py`, `reduce.py`, `movement.py`, `linalg.py`, and the
-operations composed from them in `ops/composite.py`.
+A Tensor holds `.array` (the `np.ndarray` of its values), `.requires_grad`, `.grad` and
+`.grad_fn` (the node that made it, None for a leaf). `.data` is PyTorch's: the same values as a
+detached Tensor (`p.data.normal_()`, `p.data += -lr * p.grad`, `p.data.std()` mean what they
+mean in PyTorch); `.numpy()` and `np.asarray(t)` give the array itself.
+
+Every operator and method below is a one-line call into the ops: primitives in
+`ops/elementwise.py`, `reduce.py`, `movement.py`, `linalg.py`, and the operations composed from
+them in `ops/composite.py` (methods are grouped by family in `tensor_methods/`).
 
 >>> import tinygrad_norm as tg
 >>> x = tg.tensor([[0.2, 0.1]], requires_grad=True)
@@ -71,7 +75,7 @@ class Tensor(
     (float32); arrays keep their dtype; integers stay int64 and bools bool; `dtype` overrides.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
+    __slots__ = ("array", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
     # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
     __slots__ += ("_versions", "_base", "_base_grad_fn")
 
@@ -82,7 +86,7 @@ class Tensor(
                 "Tensor(data, ...) takes the values themselves; for a tensor of a given shape "
                 "use tg.zeros(2, 3), tg.empty(2, 3) or tg.randn(2, 3)"
             )
-        self.data = to_array(data, dtype)
+        self.array = to_array(data, dtype)
         self.grad = None
         self.grad_fn = None
         self.name = name
@@ -96,32 +100,45 @@ class Tensor(
     def _make(data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
-        t.data, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
+        t.array, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
         t.grad = t.name = t._versions = t._base = t._base_grad_fn = None
         return t
+
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values as a new Tensor that shares the memory, cut from the graph, as
+        PyTorch's `.data`: writing through it changes this tensor, and, as in PyTorch, such a
+        write is not tracked by the version counter (prefer `with tg.no_grad():`)."""
+        return Tensor._make(self.array)
+
+    @data.setter
+    def data(self, value) -> None:
+        """`t.data = other`: t now holds other's values (its memory, if other is a Tensor or an
+        array), as PyTorch allows; the graph does not see it."""
+        self.array = value.array if isinstance(value, Tensor) else to_array(value, None)
 
     # --- what it is ----------------------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self.data.shape)
+        return Size(self.array.shape)
 
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.of(self.data.dtype)
+        return dtypes.of(self.array.dtype)
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self.array.ndim
 
     def size(self, dim=None):
         """The shape as a tuple (a `Size`), or the size of one dimension."""
-        return Size(self.data.shape) if dim is None else self.data.shape[dim]
+        return Size(self.array.shape) if dim is None else self.array.shape[dim]
 
     def numel(self) -> int:
-        return self.data.size
+        return self.array.size
 
     @property
     def is_leaf(self) -> bool:
@@ -134,7 +151,7 @@ class Tensor(
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self.array.shape[0]
 
     def __iter__(self):
         if self.ndim == 0:
@@ -148,23 +165,23 @@ class Tensor(
 
     # --- conversion ----------------------------------------------------------------------------
     def item(self):
-        if self.data.size != 1:
+        if self.array.size != 1:
             raise ValueError(
                 f"item: only a tensor with one element can be converted to a Python "
                 f"number, this one has shape {self.shape}"
             )
-        return self.data.item()
+        return self.array.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self.array.tolist()
 
     def __bool__(self) -> bool:
-        if self.data.size != 1:
+        if self.array.size != 1:
             raise RuntimeError(
-                f"the truth value of a tensor with {self.data.size} elements is "
+                f"the truth value of a tensor with {self.array.size} elements is "
                 "ambiguous; use .any() or .all()"
             )
-        return bool(self.data)
+        return bool(self.array)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -173,16 +190,16 @@ class Tensor(
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+        if self.array.dtype.kind not in "iu" or self.array.size != 1:
             raise TypeError(
                 f"only a one-element integer tensor can be used as an index, got "
                 f"shape {self.shape} of {self.dtype}"
             )
-        return int(self.data.item())
+        return int(self.array.item())
 
     def detach(self) -> Tensor:
         """The same data (and version counter), cut from the graph: no grad_fn, no grad."""
-        t = Tensor._make(self.data)
+        t = Tensor._make(self.array)
         t._versions = self._version_counter()
         return t
 
@@ -191,14 +208,14 @@ class Tensor(
 
     def contiguous(self) -> Tensor:
         """This tensor if its memory is in row-major order, else a copy that is."""
-        return self if self.data.flags.c_contiguous else self.clone()
+        return self if self.array.flags.c_contiguous else self.clone()
 
     def to(self, *args, **kwargs) -> Tensor:
         """Convert to a dtype (differentiably): `to(dtype)`, `to("cpu")`, `to(device, dtype)`,
         `to(other)`, as PyTorch; a device other than the CPU raises a clear error."""
         dtype, copy = to_arguments(self, args, kwargs)
-        dtype = self.data.dtype if dtype is None else numeric_dtype(dtype)
-        if dtype == self.data.dtype:
+        dtype = self.array.dtype if dtype is None else numeric_dtype(dtype)
+        if dtype == self.array.dtype:
             return self.clone() if copy else self
         return Cast.apply(self, dtype)
 
@@ -219,10 +236,10 @@ class Tensor(
 
     # --- autograd ------------------------------------------------------------------------------
     def requires_grad_(self, requires_grad=True) -> Tensor:
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self.array.dtype.kind != "f":
             raise RuntimeError(
                 f"requires_grad: only floating-point tensors can require "
-                f"gradients, this one is {self.data.dtype}; create it with "
+                f"gradients, this one is {self.array.dtype}; create it with "
                 "dtype=tg.float32 (or call .float() first)"
             )
         if not requires_grad and self.grad_fn is not None:
@@ -254,13 +271,13 @@ class Tensor(
                 "requires_grad=True (and check no_grad() was not on)"
             )
         if gradient is None:
-            if self.data.size != 1:
+            if self.array.size != 1:
                 raise RuntimeError(
                     f"{op}: gradient can only be implied for a tensor with one "
                     f"element, this one has shape {self.shape}; reduce it first "
                     "(e.g. y.sum().backward()) or pass gradient= of that shape"
                 )
-            return Tensor._make(np.ones_like(self.data))
+            return Tensor._make(np.ones_like(self.array))
         gradient = C.as_tensor(gradient, self)
         if gradient.shape != self.shape:
             raise RuntimeError(
@@ -288,12 +305,12 @@ class Tensor(
 
     # --- operators -----------------------------------------------------------------------------
     def _binary(self, op, other, reverse=False) -> Tensor:
-        if isinstance(other, Tensor) and other.data.dtype == self.data.dtype:
+        if isinstance(other, Tensor) and other.array.dtype == self.array.dtype:
             self_ = self  # NOTE: the common case, one dtype: nothing to promote (~2 us saved)
-        elif type(other) in (int, float) and self.data.dtype.kind == "f":
+        elif type(other) in (int, float) and self.array.dtype.kind == "f":
             # NOTE: the next most common, a number beside a float tensor: it takes the
             # tensor's dtype, as `_promote` would decide (~4 us saved)
-            self_, other = self, Tensor._make(np.asarray(other, dtype=self.data.dtype))
+            self_, other = self, Tensor._make(np.asarray(other, dtype=self.array.dtype))
         else:
             self_, other = _promote(self, C.as_tensor(other, self))
         a, b = (other, self_) if reverse else (self_, other)
@@ -347,8 +364,8 @@ class Tensor(
 
     # Comparisons give bool tensors and are never differentiable.
     def _compare(self, ufunc, other) -> Tensor:
-        other = other.data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(ufunc(self.data, other)))
+        other = other.array if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(ufunc(self.array, other)))
 
     def __lt__(self, other):
         return self._compare(np.less, other)
@@ -369,7 +386,7 @@ class Tensor(
         return self._compare(np.not_equal, other)
 
     def __invert__(self):
-        return Tensor._make(np.invert(self.data))
+        return Tensor._make(np.invert(self.array))
 
     def __and__(self, other):
         return self._compare(np.bitwise_and, other)
@@ -416,7 +433,7 @@ def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     of the same kind, a 0-d tensor takes the dtype of one with dimensions. Otherwise NumPy's
     rule stands (float32 with float64 is float64).
     """
-    rank_a, rank_b = _KIND_RANK[a.data.dtype.kind], _KIND_RANK[b.data.dtype.kind]
+    rank_a, rank_b = _KIND_RANK[a.array.dtype.kind], _KIND_RANK[b.array.dtype.kind]
     if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
         return a.to(b.dtype), b
     if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):

@@ -60,7 +60,7 @@ def learning_rate(
 def clip_grad_norm(parameters, max_norm: float) -> float:
     """Scale all gradients together so that their global L2 norm is at most max_norm.
     Returns the norm before clipping."""
-    grads = [p.grad.data for p in parameters if p.grad is not None]
+    grads = [p.grad.array for p in parameters if p.grad is not None]
     total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
     if total > max_norm:
         for g in grads:

@@ -68,12 +68,12 @@ def creation_site() -> str:
 def check_gradients(node, grad_inputs) -> None:
     """Raise if any gradient `node` just sent contains a NaN or an infinity."""
     for i, grad in enumerate(grad_inputs):
-        if grad is None or grad.data.dtype.kind not in "fc" or np.isfinite(grad.data).all():
+        if grad is None or grad.array.dtype.kind not in "fc" or np.isfinite(grad.array).all():
             continue
-        bad = "nan" if np.isnan(grad.data).any() else "inf"
+        bad = "nan" if np.isnan(grad.array).any() else "inf"
         raise RuntimeError(
             f"detect_anomaly: {node.name} returned {bad} in its gradient for input {i} "
-            f"(shape {grad.data.shape}). The op was created here in the forward pass:\n"
+            f"(shape {grad.array.shape}). The op was created here in the forward pass:\n"
             f"  {getattr(node, 'creation_site', '(unknown: created outside detect_anomaly)')}\n"
             f"Its rule: {node.formula or '(no formula)'}"
         )

@@ -93,7 +93,7 @@ class Context:
             raise RuntimeError(f"{self.name}: backward through the graph a second time: {HINT}")
         output = self.inputs[0]._make  # forward's output is rebuilt, joined to the graph
         return tuple(
-            output(s.data, True, self) if isinstance(s, _Output) else s for s in self.saved
+            output(s.array, True, self) if isinstance(s, _Output) else s for s in self.saved
         )
 
     def __getattr__(self, attr):
@@ -124,7 +124,7 @@ class Context:
         `returned` is what forward returned, `output` the same as an array."""
         self.args, self.kwargs, self.inputs = args, kwargs, tensors
         self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
-        self.input_meta = tuple((t.data.shape, t.data.dtype) for t in tensors)
+        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)
         self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
 
     def remember_versions(self, output) -> None:
@@ -133,10 +133,10 @@ class Context:
         read = [output if isinstance(s, _Output) else s for s in self.saved]
         if len(self.__dict__) > _CONTEXT_FIELDS:  # forward also kept arrays on ctx
             kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
-            read += [t for t in self.inputs if id(t.data) in kept]
+            read += [t for t in self.inputs if id(t.array) in kept]
         # Not the output tensor itself (it holds this node: a reference cycle), its counter.
         self.versions = [
-            (t._version_counter(), t._version, t.data.shape, t.data.dtype)
+            (t._version_counter(), t._version, t.array.shape, t.array.dtype)
             for t in read
             if t is not None
         ]
@@ -191,16 +191,16 @@ class Context:
             if is_grad_enabled():  # recording the backward pass: this gradient is a constant
                 self.fixes.add(f"returned a NumPy array for input {i}")
             g = like._make(np.asarray(g))
-        if g.data.shape != shape:
-            if not broadcasts_to(shape, g.data.shape):
+        if g.array.shape != shape:
+            if not broadcasts_to(shape, g.array.shape):
                 raise RuntimeError(
-                    f"{self.name}: backward returned a gradient of shape {g.data.shape} for "
+                    f"{self.name}: backward returned a gradient of shape {g.array.shape} for "
                     f"input {i} of shape {shape}; a gradient must have the input's shape "
                     "(or a shape the input broadcasts to, which is then summed back)"
                 )
             g = sum_to_shape(g, shape)
-        if g.data.dtype != dtype:
-            self.fixes.add(f"returned {g.data.dtype} for input {i} of dtype {dtype}")
+        if g.array.dtype != dtype:
+            self.fixes.add(f"returned {g.array.dtype} for input {i} of dtype {dtype}")
             g = g.to(dtype)
         return g
 
@@ -213,7 +213,7 @@ class _Output:
     its grad_fn do not hold each other (no reference cycle)."""
 
     def __init__(self, data: np.ndarray):
-        self.data = data
+        self.array = data
 
 
 def _as_saved(value, tensors: tuple, output: np.ndarray, returned):
@@ -224,7 +224,7 @@ def _as_saved(value, tensors: tuple, output: np.ndarray, returned):
     if value is output or value is returned:
         return _Output(output)
     for t in tensors:
-        if t.data is value:
+        if t.array is value:
             return t
     return tensors[0]._make(np.asarray(value))
 
@@ -336,7 +336,7 @@ def _split_arguments(args: tuple) -> tuple[tuple, tuple, list]:
         if isinstance(a, GraphTensor):
             tensors.append(a)
             needs.append(a.requires_grad)
-            arrays.append(a.data)
+            arrays.append(a.array)
         else:
             needs.append(False)
             arrays.append(a)

@@ -27,7 +27,7 @@ def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
     else:
         # NOTE: nothing to record, so the arrays are added directly: a Tensor op would cost
         # ~5 us more per extra use of a value (measured on a 61-node backward: 2.9 -> 2.3 ms).
-        grads[key] = grad._make(np.asarray(grads[key].data + grad.data))  # 0-d: still an array
+        grads[key] = grad._make(np.asarray(grads[key].array + grad.array))  # 0-d: still an array
 
 
 def run_hooks(hooks, grad):
@@ -68,7 +68,7 @@ def accumulate_grad(tensor, grad, create_graph: bool) -> None:
     """`tensor.grad += grad`. The first gradient is copied (unless recorded): the same gradient
     Tensor can reach two leaves (`a + b` sends one to both), and each `.grad` must be its own."""
     if tensor.grad is None:
-        tensor.grad = grad if create_graph else grad._make(grad.data.copy())
+        tensor.grad = grad if create_graph else grad._make(grad.array.copy())
     else:
         tensor.grad = tensor.grad + grad
 
@@ -76,9 +76,9 @@ def accumulate_grad(tensor, grad, create_graph: bool) -> None:
 def join_view(out, inputs) -> None:
     """If `out`'s array is a view into an input's memory, `out` shares that input's version
     counter (an in-place change of either is a change of both) and remembers it as `_base`."""
-    root = _root(out.data)
+    root = _root(out.array)
     for t in inputs:
-        if _root(t.data) is root:
+        if _root(t.array) is root:
             out._versions = t._version_counter()
             out._base = t if t._base is None else t._base
             out._base_grad_fn = out._base.grad_fn

@@ -26,7 +26,7 @@ def _as_tuple(x) -> tuple[tuple, bool]:
 
 
 def _zeros_like(x):
-    return x._make(np.zeros_like(x.data))
+    return x._make(np.zeros_like(x.array))
 
 
 def _prepare(inputs, create_graph: bool) -> tuple:
@@ -74,7 +74,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     inputs, in_tuple = _as_tuple(inputs)
     inputs = _prepare(inputs, create_graph)
     outputs, out_tuple = _as_tuple(func(*inputs))
-    us = _as_tuple(v)[0] if v is not None else tuple(x._make(np.ones_like(x.data)) for x in inputs)
+    us = _as_tuple(v)[0] if v is not None else tuple(x._make(np.ones_like(x.array)) for x in inputs)
     # Dummy cotangents w: Jᵀw is linear in w, and its vector-Jacobian product with u is J u.
     ws = tuple(_zeros_like(o).requires_grad_() for o in outputs)
     jt_w = _grads(outputs, inputs, ws, create_graph=True)
@@ -101,7 +101,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False):
             unit = np.zeros(out.numel(), dtype=out.dtype)
             unit[i] = 1
             seed = out._make(np.zeros(out.shape, dtype=out.dtype))
-            seed.data[...] = unit.reshape(out.shape)
+            seed.array[...] = unit.reshape(out.shape)
             for k, g in enumerate(_grads((out,), inputs, (seed,), create_graph)):
                 rows[k].append(g)
         jac = tuple(

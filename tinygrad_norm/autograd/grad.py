@@ -45,5 +45,5 @@ def grad(
         if g is None:
             grads.append(None)
         else:
-            grads.append(g if create_graph else g._make(g.data))
+            grads.append(g if create_graph else g._make(g.array))
     return tuple(grads)

@@ -170,7 +170,7 @@ def run(args) -> int:
         timed = interleaved(training_steps(cfg, params, B, T), args.steps, args.warmup, clock)
         ms = {name: statistics.median(t) * 1e3 for name, (t, _) in timed.items()}
         ratio = ms["tinygrad_norm"] / ms["torch"]
-        print(f"{shape:<10}{ms['torch']:>11.1f}{ms['tinygrad_norm']:>11.1f}{ratio:>10.2f}")
+        print(f"{shape:<10}{ms['torch']:>11.2f}{ms['tinygrad_norm']:>11.2f}{ratio:>10.2f}")
 
     prompt = np.random.default_rng(2).integers(0, cfg["vocab"], (1, args.prompt))
     rounds = max(1, min(args.steps, 3))

@@ -24,7 +24,8 @@ COMMANDS = {
 }
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: one sub-command per module of COMMANDS."""
     parser = argparse.ArgumentParser(
         prog="python -m tinygrad_norm",
         description="tinygrad_norm: a small autograd framework on NumPy, written to be read.",
@@ -33,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in COMMANDS.items():
         sub = commands.add_parser(name, help=module.HELP, description=module.__doc__)
         module.add_arguments(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -70,9 +70,9 @@ def run(args) -> int:
     fresh_loss.backward()
     same = True
     for name, leaf in leaves.items():
-        equal = np.array_equal(leaf.grad.data, fresh[name].grad.data)
+        equal = np.array_equal(leaf.grad.array, fresh[name].grad.array)
         same = same and equal
-        print(f"{name}.grad = {np.array2string(leaf.grad.data, precision=4)}")
+        print(f"{name}.grad = {np.array2string(leaf.grad.array, precision=4)}")
     verdict = "equal" if same else "DIFFER from"
     print(f"\nThese .grad values {verdict} those of loss.backward() on a fresh copy.")
     return 0 if same else 1

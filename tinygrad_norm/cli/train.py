@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..data import TASKS, CharDataset
 from ..io import load, save
 from ..models.gpt import GPT, GPTConfig
@@ -326,7 +327,6 @@ def _task_report(model, task, eval_size: int, n_samples: int, rng) -> None:
 
 
 def _text_report(model, data, n_samples: int, rng) -> None:
-    from ..autograd.grad_mode import no_grad
 
     model.eval()
     with no_grad():
@@ -341,4 +341,4 @@ def _text_report(model, data, n_samples: int, rng) -> None:
         prompt = prompt[:, : min(16, data.block_size)]
         out = model.generate(prompt, max_new_tokens=200, temperature=0.8)
         print("-" * 40)
-        print(data.decode(prompt[0]) + "|" + data.decode(out.data[0, prompt.shape[1] :]))
+        print(data.decode(prompt[0]) + "|" + data.decode(out.array[0, prompt.shape[1] :]))

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor import Tensor
+
 IGNORE_INDEX = -100  # cross_entropy's default ignore_index
 HELD_OUT_ONE_IN = 10  # the fraction of problems held out for evaluation: 1 / 10
 
@@ -111,8 +113,6 @@ class DigitTask:
         `["113459"]` (the trailing "=" may be left out). Prompts as token ids (n, prompt_len)
         give answer ids (n, answer_len).
         """
-        from ..tensor import Tensor
-
         if isinstance(prompts, str):
             raise TypeError(
                 f"{type(self).__name__}.predict takes a list of prompts, got the string "
@@ -125,7 +125,7 @@ class DigitTask:
         for start in range(0, len(prompts), chunk):
             idx = Tensor(np.asarray(prompts[start : start + chunk], dtype=np.int64))
             out = model.generate(idx, max_new_tokens=self.answer_len, temperature=0)
-            answers.append(np.asarray(getattr(out, "data", out))[:, self.prompt_len :])
+            answers.append(np.asarray(getattr(out, "array", out))[:, self.prompt_len :])
         return np.concatenate(answers, axis=0)
 
     def _encode_prompt(self, prompt: str) -> list[int]:

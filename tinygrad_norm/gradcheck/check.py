@@ -146,7 +146,7 @@ def gradgradcheck(
         diff = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
         grads = grad(outs, diff, list(vs), create_graph=True, allow_unused=True)
         return tuple(
-            Tensor._make(np.zeros_like(x.data)) if g is None else g for x, g in zip(diff, grads)
+            Tensor._make(np.zeros_like(x.array)) if g is None else g for x, g in zip(diff, grads)
         )
 
     label = f"the gradient of {name}"
@@ -199,7 +199,7 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
         set_rng_state(start)
         with enable_grad():
             values = _outputs(fn(*leaves))
-        return np.concatenate([values[o].data.astype(np.float64).ravel() for o in checked])
+        return np.concatenate([values[o].array.astype(np.float64).ravel() for o in checked])
 
     result = GradcheckResult(
         name,
@@ -261,9 +261,9 @@ class _Backward:
                     f"{g.dtype}, but the input has shape {x.shape} and dtype {x.dtype}"
                 )
                 continue
-            spread = np.inf if again is None else float(np.max(np.abs(g.data - again.data)))
+            spread = np.inf if again is None else float(np.max(np.abs(g.array - again.array)))
             self.spread[o, p] = max(self.spread.get((o, p), 0.0), spread)
-            rows[p] = g.data.ravel()
+            rows[p] = g.array.ravel()
         return rows
 
     def status(self, o: int, p: int, nondet_tol: float) -> str:
@@ -287,20 +287,20 @@ class _Backward:
 
 def _full(leaves, diff, outputs, checked, evaluate, backward, settings, result) -> None:
     """Every entry of every Jacobian: rows from backward, columns from finite differences."""
-    sizes = [outputs[o].data.size for o in checked]
+    sizes = [outputs[o].array.size for o in checked]
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    analytic = {p: np.zeros((offsets[-1], leaves[p].data.size)) for p in diff}
+    analytic = {p: np.zeros((offsets[-1], leaves[p].array.size)) for p in diff}
     for o, start in zip(checked, offsets):
         out = outputs[o]
         if not out.requires_grad:
             continue  # a constant output: its Jacobian is zero
-        for k in range(out.data.size):
-            unit = np.zeros_like(out.data)
+        for k in range(out.array.size):
+            unit = np.zeros_like(out.array)
             unit.flat[k] = 1
             for p, row in backward.vjp(o, out, unit).items():
                 analytic[p][start + k] = row  # row k of J = e_kᵀ J
     for p in diff:
-        x = leaves[p].data
+        x = leaves[p].array
         fd = finite_differences(evaluate, x, settings.eps)
         kink = kinks(evaluate, x, fd, settings.eps, settings.atol, settings.rtol)
         for o, lo, hi in zip(checked, offsets[:-1], offsets[1:]):
@@ -361,16 +361,16 @@ def _fast(leaves, diff, outputs, checked, evaluate, backward, settings, result) 
     """One number per (output, input): vᵀ J u, by backward (vᵀJ, then · u) and by finite
     differences along u ((f(x + eps u) - f(x - eps u)) / 2 eps ≈ J u, then v ·)."""
     rng = np.random.default_rng(0)  # local: the global generator is not touched
-    u = {p: _unit(rng.standard_normal(leaves[p].data.shape)) for p in diff}
-    v = {o: _unit(rng.standard_normal(outputs[o].data.shape)) for o in checked}
+    u = {p: _unit(rng.standard_normal(leaves[p].array.shape)) for p in diff}
+    v = {o: _unit(rng.standard_normal(outputs[o].array.shape)) for o in checked}
     analytic = {(o, p): 0.0 for o in checked for p in diff}
     for o in checked:
         if outputs[o].requires_grad:
             for p, row in backward.vjp(o, outputs[o], v[o]).items():
                 analytic[o, p] = float(row @ u[p].ravel())
-    splits = np.cumsum([outputs[o].data.size for o in checked])[:-1]
+    splits = np.cumsum([outputs[o].array.size for o in checked])[:-1]
     for p in diff:
-        ju = directional_difference(evaluate, leaves[p].data, u[p], settings.eps)
+        ju = directional_difference(evaluate, leaves[p].array, u[p], settings.eps)
         for o, ju_o in zip(checked, np.split(ju, splits)):
             n, a = float(v[o].ravel() @ ju_o), analytic[o, p]
             cmp = compare(np.array(n), np.array(a), settings.atol, settings.rtol)
@@ -396,7 +396,7 @@ def _check_constants_get_no_grad(leaves, diff, outputs, result) -> None:
     if not roots:
         return
     with enable_grad():
-        run_backward(roots, [Tensor._make(np.ones_like(r.data)) for r in roots], retain_graph=True)
+        run_backward(roots, [Tensor._make(np.ones_like(r.array)) for r in roots], retain_graph=True)
     for p, leaf in enumerate(leaves):
         if isinstance(leaf, Tensor) and p not in diff and leaf.grad is not None:
             result.problems.append(f"input {p} does not require grad but received a .grad")
@@ -421,7 +421,7 @@ def _fresh_leaves(inputs: tuple) -> tuple:
     leaves = []
     for x in inputs:
         if isinstance(x, Tensor):
-            leaf = Tensor._make(np.array(x.data), requires_grad=x.requires_grad)
+            leaf = Tensor._make(np.array(x.array), requires_grad=x.requires_grad)
             leaf.name = x.name
             x = leaf
         leaves.append(x)
@@ -466,7 +466,9 @@ def _grad_outputs(grad_outputs, outputs: list) -> list:
                 f"gradgradcheck: {len(given)} grad_outputs for {len(outputs)} outputs that "
                 "require grad; give one per output"
             )
-        values = [np.array(g.data if isinstance(g, Tensor) else g, dtype=np.float64) for g in given]
+        values = [
+            np.array(g.array if isinstance(g, Tensor) else g, dtype=np.float64) for g in given
+        ]
     result = []
     for k, value in enumerate(values):
         leaf = Tensor._make(value, requires_grad=True)

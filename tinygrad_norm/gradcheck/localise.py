@@ -42,11 +42,11 @@ def first_wrong_op(fn, leaves: tuple, outputs_of_fn, rng_state, eps, atol, rtol)
 
 def _node_outputs(nodes: list, outputs: list) -> dict:
     """id(node) -> the array the node produced (read from the tensors that hold it)."""
-    produced = {id(t.grad_fn): t.data for t in outputs if t.grad_fn is not None}
+    produced = {id(t.grad_fn): t.array for t in outputs if t.grad_fn is not None}
     for node in nodes:
         for t in node.inputs or ():
             if t.grad_fn is not None:
-                produced.setdefault(id(t.grad_fn), t.data)
+                produced.setdefault(id(t.grad_fn), t.array)
     return produced
 
 
@@ -64,7 +64,7 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
     ]
     if not checked or recorded is None or recorded.dtype != np.float64:
         return None
-    arrays = [np.array(a.data) if isinstance(a, Tensor) else a for a in node.args]
+    arrays = [np.array(a.array) if isinstance(a, Tensor) else a for a in node.args]
 
     def replay() -> np.ndarray:
         set_rng_state(rng_state)
@@ -99,7 +99,7 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
     for slot, p in checked:
         x = arrays[p]
         g = grads[slot]
-        analytic = np.zeros((1, x.size)) if g is None else g.data.reshape(1, -1)
+        analytic = np.zeros((1, x.size)) if g is None else g.array.reshape(1, -1)
         fd = finite_differences(v_dot_out, x, eps)
         result = compare(fd.central, analytic, atol, rtol)
         excused = kinks(v_dot_out, x, fd, eps, atol, rtol) & within_slopes(analytic, fd, atol, rtol)

@@ -103,7 +103,7 @@ def check_module(
     args = [_as_input(x, f"input {i}") for i, x in enumerate(inputs)]
     positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
     leaves = tuple(args[i] for i in positions) + tuple(
-        Tensor(p.data, requires_grad=True, name=n) for p, n in zip(params, param_names)
+        Tensor(p.array, requires_grad=True, name=n) for p, n in zip(params, param_names)
     )
     names = [f"input {i}" for i in positions] + param_names
 

@@ -100,7 +100,10 @@ def _encode(value, where: str, arrays: list, seen: dict):
     if isinstance(value, (list, tuple)):
         kind = "list" if isinstance(value, list) else "tuple"
         return {kind: [_encode(v, f"{where}[{i}]", arrays, seen) for i, v in enumerate(value)]}
-    data = getattr(value, "data", None)  # a tensor-like object keeping an ndarray in .data
+    # our Tensor keeps its ndarray in .array; an array-holding object of another library
+    # might keep it in .data
+    data = getattr(value, "array", None)
+    data = data if isinstance(data, np.ndarray) else getattr(value, "data", None)
     if isinstance(data, np.ndarray) or hasattr(value, "__array__"):
         array = data if isinstance(data, np.ndarray) else np.asarray(value)
         return {"ndarray": _array_id(array, where, arrays, seen)}

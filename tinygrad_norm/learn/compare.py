@@ -108,7 +108,7 @@ def compare(name, mine, reference, *, rtol=None, atol=None, show=True) -> Compar
 
 def _values(value) -> np.ndarray:
     """The values of a Tensor (its `.data`) or of anything `np.asarray` takes."""
-    data = getattr(value, "data", None)  # an ndarray's own .data is a memoryview: not used
+    data = getattr(value, "array", None)  # an ndarray's own .data is a memoryview: not used
     return np.asarray(data if isinstance(data, np.ndarray) else value)
 
 

@@ -324,15 +324,15 @@ def _tensor_label(tensor, shape, dtype, names, show_data, show_grad, max_element
         shape_text += f" {dtype}"
     lines = [name, shape_text] if name else [shape_text]
     if show_data and tensor is not None:
-        lines.append(_values(tensor.data, max_elements))
+        lines.append(_values(tensor.array, max_elements))
     if show_grad and tensor is not None and tensor.grad is not None:
-        lines.append("grad " + _values(tensor.grad.data, max_elements))
+        lines.append("grad " + _values(tensor.grad.array, max_elements))
     return "\n".join(lines)
 
 
 def _values(array, max_elements: int) -> str:
     """`[0.1, -1.2, 3, ...]`: the first `max_elements` values, 4 significant digits."""
-    flat = np.asarray(getattr(array, "data", array)).ravel()
+    flat = np.asarray(getattr(array, "array", array)).ravel()
     fmt = "{:.4g}" if flat.dtype.kind in "fc" else "{}"
     shown = ", ".join(fmt.format(v) for v in flat[:max_elements])
     return "[" + shown + (", ..." if flat.size > max_elements else "") + "]"

@@ -163,7 +163,7 @@ def _rule_with_numbers(step) -> list[str]:
     out or the rule does not name one gradient per input."""
     rules = [rule.strip() for rule in (step.formula or "").split(";") if rule.strip()]
     tensors = [step.grad_output, *(step.inputs or ())]
-    if not rules or any(t is not None and np.size(t.data) > SMALL for t in tensors):
+    if not rules or any(t is not None and np.size(t.array) > SMALL for t in tensors):
         return []
     # The rule's own names: grad_a, grad_b, ... in input order (grad_x, grad_w, grad_b: linear).
     operands = [re.match(r"grad_(\w+)\s*=", rule) for rule in rules]
@@ -185,7 +185,7 @@ def _rule_with_numbers(step) -> list[str]:
 # --- text of tensors --------------------------------------------------------------------------
 def _inline(tensor) -> str:
     """All the values on one line, 4 significant digits: `[[1, 2], [3, 4]]`."""
-    array = np.asarray(tensor.data)
+    array = np.asarray(tensor.array)
     text = np.array2string(array, separator=", ", formatter={"float_kind": "{:.4g}".format})
     return " ".join(text.split())
 
@@ -194,7 +194,7 @@ def _text(tensor) -> str:
     """Shape and values: all of them for a small tensor, else the first few and a summary."""
     if tensor is None:
         return "None"
-    array = np.asarray(tensor.data)
+    array = np.asarray(tensor.array)
     head = _shape(array.shape)
     if array.size <= SMALL:
         body = np.array2string(

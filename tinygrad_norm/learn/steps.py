@@ -30,7 +30,7 @@ def _preview(tensor, max_elements: int = 6) -> str:
     """`(2, 3) [0.1000, -1.2000, ...]`: a shape and a few values."""
     if tensor is None:
         return "None"
-    flat = np.asarray(tensor.data).ravel()
+    flat = np.asarray(tensor.array).ravel()
     values = ", ".join(f"{v:.4g}" for v in flat[:max_elements])
     more = ", ..." if flat.size > max_elements else ""
     return f"{tuple(tensor.shape)} [{values}{more}]"

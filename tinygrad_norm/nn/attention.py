@@ -104,7 +104,7 @@ class Attention(Module):
         if use_cache or layer_past is not None:
             return self._forward_cached(x, attn_mask, layer_past)
         B, T, C = x.shape
-        allowed = self.bias.data[:, :, :T, :T]  # (1, 1, T, T) bool
+        allowed = self.bias.array[:, :, :T, :T]  # (1, 1, T, T) bool
         if attn_mask is not None:
             allowed = allowed & self._check_mask(attn_mask, B, T)  # (B or 1, nh or 1, T, T)
 
@@ -153,7 +153,7 @@ class Attention(Module):
                 f"Attention: {P} cached + {T} new positions exceed n_ctx = {self.n_ctx}; "
                 "start again without the cache on the last n_ctx tokens"
             )
-        allowed = self.bias.data[:, :, P : P + T, : P + T]  # (1, 1, T, P + T)
+        allowed = self.bias.array[:, :, P : P + T, : P + T]  # (1, 1, T, P + T)
         if attn_mask is not None:
             allowed = allowed & self._check_mask(attn_mask, B, T, keys=P + T)
         y = F.scaled_dot_product_attention(
@@ -192,7 +192,7 @@ class Attention(Module):
             )
 
     def _check_mask(self, attn_mask, B: int, T: int, keys=None) -> np.ndarray:
-        mask = np.asarray(attn_mask.data if isinstance(attn_mask, Tensor) else attn_mask)
+        mask = np.asarray(attn_mask.array if isinstance(attn_mask, Tensor) else attn_mask)
         if mask.dtype != np.bool_:
             raise TypeError(
                 f"Attention: attn_mask must be bool (True = may attend), got {mask.dtype}; "

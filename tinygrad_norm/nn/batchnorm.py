@@ -55,16 +55,16 @@ class _NormBase(Module):
     def reset_running_stats(self) -> None:
         """running_mean = 0, running_var = 1, num_batches_tracked = 0 (in place)."""
         if self.track_running_stats:
-            self.running_mean.data[...] = 0
-            self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean.array[...] = 0
+            self.running_var.array[...] = 1
+            self.num_batches_tracked.array[...] = 0
 
     def reset_parameters(self) -> None:
         """Running statistics reset, weight = 1 and bias = 0 (in place)."""
         self.reset_running_stats()
         if self.affine:
-            self.weight.data[...] = 1
-            self.bias.data[...] = 0
+            self.weight.array[...] = 1
+            self.bias.array[...] = 0
 
     def _check_input(self, x) -> None:
         name = type(self).__name__
@@ -89,9 +89,9 @@ class _NormBase(Module):
         statistic is the plain mean of all batch statistics seen.
         """
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.data += 1
+            self.num_batches_tracked.array += 1
             if self.momentum is None:
-                return 1.0 / int(self.num_batches_tracked.data)
+                return 1.0 / int(self.num_batches_tracked.array)
         return 0.0 if self.momentum is None else self.momentum
 
     def extra_repr(self) -> str:

@@ -17,7 +17,8 @@ from ..broadcast import broadcast_shape, broadcasts_to
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
-from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
+from ..ops.fused.cross_entropy import REDUCTIONS
+from ..ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
 from ..random import numpy_generator
 from ..tensor import Tensor
 from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
@@ -139,6 +140,35 @@ __all__ = [
 
 
 # --- linear layers ------------------------------------------------------------------------------
+
+
+def cross_entropy(
+    input,  # noqa: A002 - PyTorch's name
+    target,
+    weight=None,
+    *,
+    ignore_index=-100,
+    reduction="mean",
+    label_smoothing=0.0,
+):
+    """Cross-entropy between logits and class indices or probabilities, one fused node
+    (`ops/fused/cross_entropy.py`, where the arguments, shapes and derivation are described).
+
+    >>> import tinygrad_norm as tg
+    >>> cross_entropy(tg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), tg.tensor([0, 2]))
+    tensor(0.6691)
+    """
+    target = target if isinstance(target, Tensor) else as_tensor(np.asarray(target))
+    return _fused_cross_entropy(
+        as_tensor(input),
+        target,
+        weight,
+        ignore_index=ignore_index,
+        reduction=reduction,
+        label_smoothing=label_smoothing,
+    )
+
+
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
     """y = input @ weight.T + bias, over the last axis.
 
@@ -203,7 +233,7 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
     [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]]
     """
     weight = as_tensor(weight)
-    index = np.asarray(input.data if isinstance(input, Tensor) else input)
+    index = np.asarray(input.array if isinstance(input, Tensor) else input)
     if index.dtype.kind not in "iu":
         raise TypeError(
             f"embedding: input must hold integer indices, got {index.dtype}; use .long()"
@@ -288,7 +318,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "dropout").random(x.data.shape) >= p
+    keep = numpy_generator(generator, "dropout").random(x.array.shape) >= p
     return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
 
 
@@ -322,7 +352,7 @@ def scaled_dot_product_attention(
             )
         attn_mask = np.tril(np.ones((length, source), dtype=bool))
     if attn_mask is not None:
-        mask = attn_mask.data if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
+        mask = attn_mask.array if isinstance(attn_mask, Tensor) else np.asarray(attn_mask)
         if not broadcasts_to(mask.shape, scores.shape):
             raise ValueError(
                 f"scaled_dot_product_attention: attn_mask of shape {mask.shape} does not "
@@ -368,7 +398,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
             f"{expected}, got target {target.dtype} of shape {target.shape}"
         )
     n_classes = x.shape[1]
-    t = target.data
+    t = target.array
     valid = t != ignore_index
     if ((t[valid] < 0) | (t[valid] >= n_classes)).any():
         bad = t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0]
@@ -378,7 +408,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     picked = x[(grids[0], safe) + tuple(grids[1:])]  # (N, d1, ...): input[n, target[n], ...]
     w_t = valid.astype(x.dtype)  # the weight of each target; 0 where ignored
     if weight is not None:
-        w_t = np.where(valid, _constant(weight, x).data[safe], 0).astype(x.dtype)
+        w_t = np.where(valid, _constant(weight, x).array[safe], 0).astype(x.dtype)
     losses = (-picked * w_t).masked_fill(~valid, 0.0)
     if reduction == "none":
         return losses

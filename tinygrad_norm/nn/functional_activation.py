@@ -54,13 +54,13 @@ def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
 def _nonpositive(x: Tensor) -> Tensor:
     """x where x <= 0, else 0: the input of an exp piece that is used only there (so neither a
     large x nor a NaN reaches exp, whose unused gradient would be 0 * inf or 0 * NaN)."""
-    return Where.apply(x.data <= 0, x, np.zeros((), x.dtype))
+    return Where.apply(x.array <= 0, x, np.zeros((), x.dtype))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
     x = _float(input)
-    return Where.apply(x.data > 0, x, x * negative_slope)
+    return Where.apply(x.array > 0, x, x * negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
@@ -71,7 +71,7 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.6321,  2.0000])
     """
     x = _float(input)
-    return Where.apply(~(x.data <= 0), x, Expm1.apply(_nonpositive(x)) * alpha)
+    return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x)) * alpha)
 
 
 def selu(input, inplace=False):  # noqa: A002
@@ -82,7 +82,7 @@ def selu(input, inplace=False):  # noqa: A002
 def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise: elu with a slope of 1 at 0."""
     x = _float(input)
-    return Where.apply(~(x.data <= 0), x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
+    return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
 
 
 def silu(input, inplace=False):  # noqa: A002
@@ -95,7 +95,7 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
     x = _float(input)
     bx = x * beta
-    linear = bx.data > threshold
+    linear = bx.array > threshold
     safe = Where.apply(linear, np.zeros((), x.dtype), bx)  # no exp of a large number
     return Where.apply(linear, x, Log1p.apply(safe.exp()) / beta)
 
@@ -119,8 +119,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
     x = _float(input)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
-    inside = (x.data > min_val) & (x.data < max_val)
-    return Where.apply(inside, x, _constant(np.clip(x.data, min_val, max_val), x))
+    inside = (x.array > min_val) & (x.array < max_val)
+    return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
 
 
 def relu6(input, inplace=False):  # noqa: A002
@@ -131,8 +131,8 @@ def relu6(input, inplace=False):  # noqa: A002
 def hardsigmoid(input, inplace=False):  # noqa: A002
     """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between (a piecewise-linear sigmoid)."""
     x = _float(input)
-    inside = (x.data > -3) & (x.data < 3)
-    return Where.apply(inside, x / 6 + 0.5, _constant(np.clip(x.data / 6 + 0.5, 0, 1), x))
+    inside = (x.array > -3) & (x.array < 3)
+    return Where.apply(inside, x / 6 + 0.5, _constant(np.clip(x.array / 6 + 0.5, 0, 1), x))
 
 
 def hardswish(input, inplace=False):  # noqa: A002
@@ -142,10 +142,10 @@ def hardswish(input, inplace=False):  # noqa: A002
     PyTorch's backward does.
     """
     x = _float(input)
-    inside = ~((x.data <= -3) | (x.data >= 3))
+    inside = ~((x.array <= -3) | (x.array >= 3))
     x_inside = Where.apply(inside, x, np.zeros((), x.dtype))  # no inf * 0 in the unused piece
     middle = x_inside * (x_inside + 3) / 6
-    return Where.apply(x.data <= -3, np.zeros((), x.dtype), Where.apply(inside, middle, x))
+    return Where.apply(x.array <= -3, np.zeros((), x.dtype), Where.apply(inside, middle, x))
 
 
 def logsigmoid(input):  # noqa: A002
@@ -154,7 +154,7 @@ def logsigmoid(input):  # noqa: A002
     x = _float(input)
     negative = x - Log1p.apply(x.clamp(max=0).exp())
     positive = -Log1p.apply((-x.clamp(min=0)).exp())
-    return Where.apply(x.data < 0, negative, positive)
+    return Where.apply(x.array < 0, negative, positive)
 
 
 def tanhshrink(input):  # noqa: A002
@@ -201,4 +201,4 @@ def prelu(input, weight):  # noqa: A002
         )
     else:
         weight = weight.reshape((channels,) + (1,) * (x.ndim - 2))  # (C, 1, ..., 1)
-    return Where.apply(x.data > 0, x, x * weight)
+    return Where.apply(x.array > 0, x, x * weight)

@@ -32,7 +32,7 @@ from .functional_loss import reduce_loss
 def _logsumexp(terms: list, like):
     """log(sum(exp(term))) of tensors of one shape; an element where every term is -inf gives
     -inf with a zero (never NaN) gradient."""
-    peak = np.maximum.reduce([t.data for t in terms])
+    peak = np.maximum.reduce([t.array for t in terms])
     dead = peak == -np.inf
     peak = np.where(dead, 0.0, peak).astype(like.dtype)
     total = sum((t - C.as_tensor(peak, like)).exp() for t in terms)
@@ -113,7 +113,7 @@ def ctc_loss(
     before = before + C.as_tensor(np.where(tg_len > 0, 0.0, neg_inf).astype(lp.dtype), lp)
     loss = -_logsumexp([last, before], lp)  # (N,)
     if zero_infinity:
-        loss = loss.masked_fill(np.isinf(loss.data), 0.0)
+        loss = loss.masked_fill(np.isinf(loss.array), 0.0)
     if reduction == "mean":
         return (loss / C.as_tensor(np.maximum(tg_len, 1).astype(lp.dtype), lp)).mean()
     return reduce_loss("ctc_loss", loss, reduction)

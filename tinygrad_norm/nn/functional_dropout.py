@@ -46,11 +46,11 @@ def _channel_dropout(op: str, input, p, training, generator, dims: tuple) -> Ten
     if not training or p == 0.0:
         return x
     batched = x.ndim == dims[-1]
-    mask_shape = x.data.shape[: 2 if batched else 1] + (1,) * (x.ndim - (2 if batched else 1))
+    mask_shape = x.array.shape[: 2 if batched else 1] + (1,) * (x.ndim - (2 if batched else 1))
     if p == 1.0:
         return x * 0.0
     keep = numpy_generator(generator, op).random(mask_shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.data.dtype)
+    return x * (keep * (1.0 / (1.0 - p))).astype(x.array.dtype)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
@@ -80,9 +80,9 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "alpha_dropout").random(x.data.shape) >= p
+    keep = numpy_generator(generator, "alpha_dropout").random(x.array.shape) >= p
     a = 1.0 / np.sqrt((1.0 - p) * (1.0 + p * SELU_SATURATION**2))
     b = a * SELU_SATURATION * p
-    scale = (keep * a).astype(x.data.dtype)
-    shift = ((keep - 1.0) * SELU_SATURATION * a + b).astype(x.data.dtype)
+    scale = (keep * a).astype(x.array.dtype)
+    shift = ((keep - 1.0) * SELU_SATURATION * a + b).astype(x.array.dtype)
     return x * scale + shift

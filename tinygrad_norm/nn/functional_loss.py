@@ -97,7 +97,7 @@ def _constant(value, like):
 def _identity_clamp_min(x, low: float):
     """max(x, low) in value, with the gradient of x itself (PyTorch clamps such terms under
     no_grad: the clamp only guards the value)."""
-    return x + C.as_tensor(np.maximum(x.data, low) - x.data, x)
+    return x + C.as_tensor(np.maximum(x.array, low) - x.array, x)
 
 
 # --- probabilities ------------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def binary_cross_entropy(
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     p, t = _pair("binary_cross_entropy", input, target, strict=True)
-    if ((p.data < 0) | (p.data > 1)).any():
+    if ((p.array < 0) | (p.array > 1)).any():
         raise RuntimeError(
             "binary_cross_entropy: every input must be a probability in [0, 1]; for "
             "unbounded scores (logits) use binary_cross_entropy_with_logits"
@@ -173,7 +173,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = t.exp() * (t - x)
     else:
-        positive = t.data > 0
+        positive = t.array > 0
         safe = t.masked_fill(~positive, 1.0)  # log(1) = 0: no -inf, no NaN gradient
         loss = (t * (safe.log() - x)).masked_fill(~positive, 0.0)
     if reduction == "batchmean":
@@ -198,7 +198,7 @@ def poisson_nll_loss(
     x, t = _pair("poisson_nll_loss", input, target)
     loss = x.exp() - t * x if log_input else x - t * (x + eps).log()
     if full:
-        big = t.data > 1
+        big = t.array > 1
         safe = t.masked_fill(~big, 1.0)
         stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
         loss = loss + stirling.masked_fill(~big, 0.0)
@@ -218,7 +218,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
         v = v.unsqueeze(-1)
     if v.shape != x.shape and not (v.shape[:-1] == x.shape[:-1] and v.shape[-1:] == (1,)):
         raise ValueError(f"gaussian_nll_loss: var of shape {v.shape} does not fit input {x.shape}")
-    if (v.data < 0).any():
+    if (v.array < 0).any():
         raise ValueError("gaussian_nll_loss: var has negative entries; a variance is >= 0")
     v = _identity_clamp_min(v, eps)
     loss = 0.5 * (v.log() + (x - t) ** 2 / v)
@@ -259,7 +259,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     near 0, linear far away. beta = 0 is l1_loss."""
     x, t = _pair("smooth_l1_loss", input, target)
     d = (x - t).abs()
-    loss = d if beta == 0 else _where(d.data < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    loss = d if beta == 0 else _where(d.array < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return reduce_loss("smooth_l1_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 
@@ -268,7 +268,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     delta, with beta = delta. `weight` (the input's shape) multiplies each element's loss."""
     x, t = _pair("huber_loss", input, target)
     d = (x - t).abs()
-    loss = _where(d.data < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    loss = _where(d.array < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:
         loss = loss * _weight("huber_loss", weight, x)
     return reduce_loss("huber_loss", loss, reduction)
@@ -308,7 +308,7 @@ def hinge_embedding_loss(
 ):  # noqa: A002 - PyTorch's names
     """input where target = 1, max(0, margin - input) where target = -1 (input: a distance)."""
     x, y = _pair("hinge_embedding_loss", input, target)
-    loss = (margin - x).relu().masked_fill(y.data == 1, 0.0) + x.masked_fill(y.data == -1, 0.0)
+    loss = (margin - x).relu().masked_fill(y.array == 1, 0.0) + x.masked_fill(y.array == -1, 0.0)
     return reduce_loss(
         "hinge_embedding_loss", loss, legacy_reduction(size_average, reduce, reduction)
     )
@@ -333,7 +333,7 @@ def cosine_embedding_loss(
     """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1;
     cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
-    y = as_tensor(target).data
+    y = as_tensor(target).array
     if y.ndim > 1 or x1.ndim != y.ndim + 1 or x2.ndim != y.ndim + 1:
         raise RuntimeError(
             f"cosine_embedding_loss: a target of shape {y.shape} needs inputs with one more "

@@ -13,7 +13,6 @@ from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
 from ..ops import shape as S
-from ..ops.fused.cross_entropy import REDUCTIONS, cross_entropy  # noqa: F401 - re-exported
 from ..tensor import Tensor
 
 
@@ -81,7 +80,7 @@ def _normalized_shape(op: str, x, normalized_shape) -> tuple:
 
 def _same_dtype(t, x) -> bool:
     """t is None or a Tensor of x's dtype (the fused BatchNorm then keeps it)."""
-    return t is None or (isinstance(t, Tensor) and t.data.dtype == x.data.dtype)
+    return t is None or (isinstance(t, Tensor) and t.array.dtype == x.array.dtype)
 
 
 def _maybe(t):
@@ -117,7 +116,7 @@ def _check_channels(op: str, x, **per_channel) -> None:
 def _update_running(running, momentum, batch_value: np.ndarray) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place on its array."""
     if running is not None:
-        array = running.data if isinstance(running, Tensor) else running
+        array = running.array if isinstance(running, Tensor) else running
         array[...] = (1 - momentum) * array + momentum * batch_value
 
 
@@ -152,9 +151,9 @@ def batch_norm(
                 ".eval() to normalize with the running statistics"
             )
         if running_mean is not None or running_var is not None:
-            _update_running(running_mean, momentum, x.data.mean(axis=axes))
-            _update_running(running_var, momentum, x.data.var(axis=axes) * (n / (n - 1)))
-        if x.data.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
+            _update_running(running_mean, momentum, x.array.mean(axis=axes))
+            _update_running(running_var, momentum, x.array.var(axis=axes) * (n / (n - 1)))
+        if x.array.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
             return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps)  # one node
         return _affine(_normalize_channels(x, eps), weight, bias)
     else:
@@ -180,7 +179,7 @@ def _normalize_channels(x, eps):
 
 def _constant(t, like) -> Tensor:
     """A buffer (Tensor or array) as a constant Tensor of `like`'s dtype: no gradient."""
-    array = np.asarray(t.data if isinstance(t, Tensor) else t)
+    array = np.asarray(t.array if isinstance(t, Tensor) else t)
     return Tensor._make(array.astype(like.dtype, copy=False))
 
 
@@ -220,7 +219,7 @@ def instance_norm(
             f"instance_norm: needs more than one spatial element per channel, got input "
             f"of shape {x.shape}"
         )
-    flat = x.data.reshape(x.shape[0], x.shape[1], n)
+    flat = x.array.reshape(x.shape[0], x.shape[1], n)
     _update_running(running_mean, momentum, flat.mean(axis=2).mean(axis=0))
     _update_running(running_var, momentum, flat.var(axis=2, ddof=1).mean(axis=0))
     y = fused.layer_norm(x.reshape(x.shape[0], x.shape[1], n), None, None, 1, eps)

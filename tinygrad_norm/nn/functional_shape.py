@@ -34,7 +34,7 @@ def one_hot(tensor, num_classes=-1):
     [[1, 0, 0], [0, 0, 1]]
     """
     tensor = as_tensor(tensor)
-    data = tensor.data
+    data = tensor.array
     if data.dtype.kind not in "iu":
         raise RuntimeError(
             f"one_hot: expected an integer (int64) tensor of class indices, got {data.dtype}; "

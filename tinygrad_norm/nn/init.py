@@ -1,6 +1,6 @@
 """Weight initialisation, as `torch.nn.init`: fill a tensor in place and return it.
 
-Every function writes into `tensor.data` (so a Parameter keeps its identity and memory), records
+Every function writes into `tensor.array` (so a Parameter keeps its identity and memory), records
 nothing for backward, and draws from the global generator, so `tg.manual_seed` makes it
 repeatable.
 
@@ -15,7 +15,7 @@ restores the variance it removes.
 >>> import tinygrad_norm as tg
 >>> from tinygrad_norm import nn
 >>> w = nn.init.xavier_uniform_(tg.empty(3, 5))
->>> bool((abs(w.data) <= (6 / (5 + 3)) ** 0.5).all())
+>>> bool((abs(w.array) <= (6 / (5 + 3)) ** 0.5).all())
 True
 """
 
@@ -30,7 +30,7 @@ from ..tensor import Tensor
 def _data(tensor, fn: str) -> np.ndarray:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init.{fn}: expected a Tensor, got {type(tensor).__name__}")
-    return tensor.data
+    return tensor.array
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:

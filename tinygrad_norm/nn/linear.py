@@ -138,7 +138,7 @@ class Embedding(Module):
         if _weight is None:
             self.weight = Parameter(init.normal_(empty(num_embeddings, embedding_dim, dtype=dtype)))
             if padding_idx is not None:
-                self.weight.data[padding_idx] = 0
+                self.weight.array[padding_idx] = 0
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
                 raise ValueError(
@@ -178,7 +178,7 @@ class Embedding(Module):
         )  # fmt: skip
 
     def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
-        index = np.asarray(input.data if isinstance(input, Tensor) else input)
+        index = np.asarray(input.array if isinstance(input, Tensor) else input)
         if index.dtype.kind in "iu" and index.size:
             bad = (index < 0) | (index >= self.num_embeddings)
             if bad.any():

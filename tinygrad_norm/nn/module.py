@@ -317,11 +317,11 @@ class Module:
         """Replace the array of every parameter, gradient and buffer by `convert(array)`, in
         place: the Parameter objects stay the same, so an optimizer made before keeps them."""
         for param in self.parameters():  # each once, tied ones included
-            param.data = convert(param.data)
+            param.array = convert(param.array)
             if param.grad is not None:
-                param.grad.data = convert(param.grad.data)
+                param.grad.array = convert(param.grad.array)
         for buffer in self.buffers():
-            buffer.data = convert(buffer.data)
+            buffer.array = convert(buffer.array)
         return self
 
     def to(self, *args, dtype=None, device=None) -> Module:
@@ -444,4 +444,4 @@ def _zero_grad(params, set_to_none: bool) -> None:
             param.grad = None
         else:
             param.grad = param.grad.detach()  # a grad made with create_graph has a graph
-            param.grad.data[...] = 0
+            param.grad.array[...] = 0

@@ -37,7 +37,7 @@ def canonical_mask(mask, name: str, like: Tensor) -> Tensor | None:
     dtype; a float mask as it is. Masks are constants: no gradient flows into them."""
     if mask is None:
         return None
-    array = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+    array = mask.array if isinstance(mask, Tensor) else np.asarray(mask)
     if array.dtype == np.bool_:
         return Tensor(np.where(array, -np.inf, 0.0).astype(like.dtype))
     if array.dtype.kind != "f":
@@ -71,7 +71,7 @@ class MultiheadAttention(Module):
     >>> x = tg.randn(3, 5, 8)                          # (batch, time, embed_dim)
     >>> out, weights = mha(x, x, x)
     >>> out.shape, weights.shape
-    ((3, 5, 8), (3, 5, 5))
+    (torch.Size([3, 5, 8]), torch.Size([3, 5, 5]))
     """
 
     def __init__(
@@ -199,7 +199,7 @@ class MultiheadAttention(Module):
         batched = query.ndim == 3
         if key_padding_mask is not None:
             n_dims = np.ndim(
-                key_padding_mask.data if isinstance(key_padding_mask, Tensor) else key_padding_mask
+                key_padding_mask.array if isinstance(key_padding_mask, Tensor) else key_padding_mask
             )
             if n_dims != (2 if batched else 1):
                 raise AssertionError(

@@ -178,9 +178,9 @@ class LayerNorm(Module):
                 "weights have no shape; call it once on an input (e.g. before check_module)"
             )
         dtype = dtype if np.dtype(dtype).kind == "f" else get_default_dtype()
-        self.weight.data = np.ones(shape, dtype)
+        self.weight.array = np.ones(shape, dtype)
         if self.bias is not None:
-            self.bias.data = np.zeros(shape, dtype)
+            self.bias.array = np.zeros(shape, dtype)
         self.normalized_shape = shape
 
     def extra_repr(self) -> str:

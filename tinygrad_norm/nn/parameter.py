@@ -21,7 +21,7 @@ class Parameter(Tensor):
     >>> w
     Parameter containing:
     tensor([1., 2.], requires_grad=True)
-    >>> w.data is t.data
+    >>> w.array is t.array
     True
     """
 
@@ -31,7 +31,7 @@ class Parameter(Tensor):
         if data is None:
             array = to_array([], None)
         elif isinstance(data, Tensor):
-            array = data.data
+            array = data.array
         elif isinstance(data, np.ndarray):
             array = data
         else:
@@ -42,7 +42,7 @@ class Parameter(Tensor):
                 f"got {array.dtype}; convert it first, e.g. Parameter(t.float()) or "
                 "Parameter(array.astype(np.float32))"
             )
-        self.data = array
+        self.array = array
         self.grad = None
         self.grad_fn = None
         self.name = None

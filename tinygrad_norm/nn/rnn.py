@@ -225,7 +225,7 @@ class RNN(RNNBase):
     >>> rnn = RNN(3, 4, num_layers=2, batch_first=True)
     >>> output, h_n = rnn(tg.randn(2, 5, 3))      # (batch, time, features)
     >>> output.shape, h_n.shape
-    ((2, 5, 4), (2, 2, 4))
+    (torch.Size([2, 5, 4]), torch.Size([2, 2, 4]))
     """
 
     def __init__(
@@ -272,7 +272,7 @@ class LSTM(RNNBase):
     >>> lstm = LSTM(3, 4, bidirectional=True)
     >>> output, (h_n, c_n) = lstm(tg.randn(5, 2, 3))    # (time, batch, features)
     >>> output.shape, h_n.shape, lstm.weight_ih_l0_reverse.shape
-    ((5, 2, 8), (2, 2, 4), (16, 3))
+    (torch.Size([5, 2, 8]), torch.Size([2, 2, 4]), torch.Size([16, 3]))
     """
 
     def __init__(self, *args, **kwargs):
@@ -304,7 +304,7 @@ class GRU(RNNBase):
     >>> _ = tg.manual_seed(0)
     >>> output, h_n = GRU(3, 4)(tg.randn(5, 3))       # unbatched (time, features)
     >>> output.shape, h_n.shape
-    ((5, 4), (1, 4))
+    (torch.Size([5, 4]), torch.Size([1, 4]))
     """
 
     def __init__(self, *args, **kwargs):

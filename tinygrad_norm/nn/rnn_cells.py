@@ -144,7 +144,7 @@ class RNNCell(RNNCellBase):
     >>> import tinygrad_norm as tg
     >>> _ = tg.manual_seed(0)
     >>> RNNCell(3, 2)(tg.ones(4, 3)).shape
-    (4, 2)
+    torch.Size([4, 2])
     """
 
     def __init__(
@@ -170,7 +170,7 @@ class LSTMCell(RNNCellBase):
     >>> _ = tg.manual_seed(0)
     >>> h, c = LSTMCell(3, 2)(tg.ones(4, 3))
     >>> h.shape, c.shape
-    ((4, 2), (4, 2))
+    (torch.Size([4, 2]), torch.Size([4, 2]))
     """
 
     gates = 4
@@ -193,7 +193,7 @@ class GRUCell(RNNCellBase):
     >>> import tinygrad_norm as tg
     >>> _ = tg.manual_seed(0)
     >>> GRUCell(3, 2)(tg.ones(3)).shape
-    (2,)
+    torch.Size([2])
     """
 
     gates = 3

@@ -40,7 +40,7 @@ def load_checked(module, state, strict: bool) -> IncompatibleKeys:
         if name not in state:
             continue
         value = state[name]
-        array = value.data if isinstance(value, Tensor) else np.asarray(value)
+        array = value.array if isinstance(value, Tensor) else np.asarray(value)
         owner_name, _, local = name.rpartition(".")
         owner = module.get_submodule(owner_name) if owner_name else module
         if array.shape != target.shape and owner._takes_checkpoint_shape(local, array.shape):
@@ -86,5 +86,5 @@ def load_checked(module, state, strict: bool) -> IncompatibleKeys:
     for owner, array in lazy:
         owner._materialize(array.shape, array.dtype)
     for name, array in arrays.items():
-        np.copyto(targets[name].data, array)
+        np.copyto(targets[name].array, array)
     return IncompatibleKeys(missing, unexpected)

@@ -81,7 +81,7 @@ class TransformerEncoderLayer(_FeedForwardLayer):
     >>> _ = tg.manual_seed(0)
     >>> layer = TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
     >>> layer(tg.randn(3, 5, 8)).shape
-    (3, 5, 8)
+    torch.Size([3, 5, 8])
     """
 
     def __init__(
@@ -143,7 +143,7 @@ class TransformerDecoderLayer(_FeedForwardLayer):
     >>> _ = tg.manual_seed(0)
     >>> layer = TransformerDecoderLayer(8, 2, dim_feedforward=16)
     >>> layer(tg.randn(4, 3, 8), tg.randn(6, 3, 8)).shape
-    (4, 3, 8)
+    torch.Size([4, 3, 8])
     """
 
     def __init__(
@@ -234,7 +234,7 @@ class TransformerEncoder(Module):
     >>> _ = tg.manual_seed(0)
     >>> encoder = TransformerEncoder(TransformerEncoderLayer(8, 2, 16), num_layers=2)
     >>> encoder(tg.randn(5, 3, 8)).shape
-    (5, 3, 8)
+    torch.Size([5, 3, 8])
     """
 
     def __init__(self, encoder_layer, num_layers: int, norm=None, enable_nested_tensor=True,
@@ -307,7 +307,7 @@ class Transformer(Module):
     >>> model = Transformer(8, 2, 1, 1, dim_feedforward=16)
     >>> tgt_mask = Transformer.generate_square_subsequent_mask(4)
     >>> model(tg.randn(5, 2, 8), tg.randn(4, 2, 8), tgt_mask=tgt_mask).shape
-    (4, 2, 8)
+    torch.Size([4, 2, 8])
     """
 
     def __init__(

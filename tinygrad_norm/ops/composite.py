@@ -34,7 +34,7 @@ def as_tensor(x, like):
     if isinstance(x, GraphTensor):
         return x
     if isinstance(x, (bool, int, float)):
-        return like._make(np.asarray(x, dtype=scalar_dtype(x, like.data.dtype)))
+        return like._make(np.asarray(x, dtype=scalar_dtype(x, like.array.dtype)))
     return like._make(to_array(x, None))
 
 
@@ -81,7 +81,7 @@ def _require_int_dim(op: str, d) -> None:
 
 def _require_nonempty(op: str, x, dims) -> None:
     """max, min and argmax of no elements have no value: a clear error, as in PyTorch."""
-    if x.data.size:
+    if x.array.size:
         return
     axes = range(x.ndim) if dims is None else dims
     empty = [d for d in axes if x.shape[d] == 0]
@@ -174,7 +174,7 @@ def amin(x, dim=None, keepdim=False):
     if x.dtype.kind != "f":
         # NOTE: no gradient to carry, and -x is wrong here: -(-2**63) overflows back to itself,
         # unsigned integers wrap around and bools have no negative.
-        return x._make(np.asarray(np.min(x.data, axis=dims, keepdims=keepdim)))
+        return x._make(np.asarray(np.min(x.array, axis=dims, keepdims=keepdim)))
     return -Max.apply(-x, dims, keepdim)
 
 
@@ -194,7 +194,7 @@ def _select_along(x, dim: int, keepdim: bool, pick) -> ValuesIndices:
     dims = normalize_dims(op, dim, x.ndim)
     _require_nonempty(op, x, dims)
     (axis,) = dims or (0,)
-    indices = pick(x.data, axis=axis)
+    indices = pick(x.array, axis=axis)
     grids = list(np.ix_(*[np.arange(n) for i, n in enumerate(x.shape) if i != axis]))
     grids.insert(axis, indices)
     values = GetItem.apply(x, index=tuple(grids)) if x.ndim else x
@@ -236,12 +236,12 @@ def _arg(op: str, pick, x, dim, keepdim: bool):
     dims = None if dim is None else normalize_dims(op, dim, x.ndim)
     _require_nonempty(op, x, dims)
     if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
-        out = pick(x.data)
+        out = pick(x.array)
         if keepdim:
             out = np.reshape(out, (1,) * x.ndim)
         return x._make(np.asarray(out, dtype=np.int64))
     (axis,) = dims
-    return x._make(np.asarray(pick(x.data, axis=axis, keepdims=keepdim), dtype=np.int64))
+    return x._make(np.asarray(pick(x.array, axis=axis, keepdims=keepdim), dtype=np.int64))
 
 
 def norm(x, p=2, dim=None, keepdim=False):
@@ -258,10 +258,10 @@ def norm(x, p=2, dim=None, keepdim=False):
     if p == 1:
         return Sum.apply(x.abs(), dims, keepdim)
     if p == 0:  # the number of nonzero elements: flat, so its gradient is 0 (x * 0 keeps the path)
-        count = np.count_nonzero(x.data, axis=dims, keepdims=keepdim).astype(x.dtype)
+        count = np.count_nonzero(x.array, axis=dims, keepdims=keepdim).astype(x.dtype)
         return Sum.apply(x * 0, dims, keepdim) + count
     powered = x.abs() ** p
-    zero = x.data == 0
+    zero = x.array == 0
     if p < 1 and zero.any():
         # NOTE: |x|^p is infinitely steep (p < 1) or infinite (p < 0) at x = 0; PyTorch sends 0
         # there. Compute it where |x| is 1 instead, and put the value back with a Where.
@@ -273,7 +273,7 @@ def norm(x, p=2, dim=None, keepdim=False):
 def _root(total, p):
     """total ** (1/p), whose gradient is 0 where total is 0, as PyTorch's norm at the zero
     vector (the chain rule alone gives 0 * inf = nan there: the root is infinitely steep)."""
-    zero = total.data == 0
+    zero = total.array == 0
     if not zero.any():
         return total.sqrt() if p == 2 else total ** (1.0 / p)
     safe = Where.apply(zero, np.ones((), total.dtype), total)  # 1 where 0: a finite slope
@@ -285,7 +285,7 @@ def _root(total, p):
 def where(condition, input, other):  # noqa: A002 - PyTorch's name
     """`input` where `condition` is True, else `other`; both may be tensors or numbers."""
     # a copy: kept for backward, while the tensor it came from may change in place later
-    condition = np.array(condition.data if isinstance(condition, GraphTensor) else condition)
+    condition = np.array(condition.array if isinstance(condition, GraphTensor) else condition)
     _require_bool("where", "condition", condition, "True takes input, False takes other")
     like = input if isinstance(input, GraphTensor) else other
     a, b = as_tensor(input, like), as_tensor(other, like)
@@ -305,7 +305,7 @@ def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
 
 def masked_fill(x, mask, value):
     """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
-    mask = np.array(mask.data if isinstance(mask, GraphTensor) else mask)  # a copy, as in where
+    mask = np.array(mask.array if isinstance(mask, GraphTensor) else mask)  # a copy, as in where
     _require_bool("masked_fill", "mask", mask, "True where value goes")
     broadcast_shape("masked_fill", mask.shape, x.shape, names=("mask", "tensor"))
     return where(mask, value, x)
@@ -339,7 +339,7 @@ def promote_pair(a, b):
         return a.to(b.dtype), b
     if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
         return a, b.to(a.dtype)
-    dtype = np.result_type(a.data.dtype, b.data.dtype)
+    dtype = np.result_type(a.array.dtype, b.array.dtype)
     return a.to(dtype), b.to(dtype)
 
 
@@ -353,9 +353,9 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
     if min is None and max is None:
         raise ValueError("clamp: give at least one of min and max")
     if min is not None:
-        x = where(x.data < (min.data if hasattr(min, "data") else min), min, x)
+        x = where(x.array < (min.array if hasattr(min, "array") else min), min, x)
     if max is not None:
-        x = where(x.data > (max.data if hasattr(max, "data") else max), max, x)
+        x = where(x.array > (max.array if hasattr(max, "array") else max), max, x)
     return x
 
 

@@ -122,13 +122,13 @@ class Pow(Function):
         if ctx.needs_input_grad[0]:
             grad_a = grad_output * b * a ** (b - 1)
             # NOTE: a^0 = 1 is flat, also at a = 0, where b * a^(b-1) is 0 * inf = nan.
-            if (b.data == 0).any():
-                grad_a = Where.apply(b.data == 0, zero, grad_a)
+            if (b.array == 0).any():
+                grad_a = Where.apply(b.array == 0, zero, grad_a)
         if ctx.needs_input_grad[1]:
             grad_b = grad_output * out * a.log()
             # NOTE: 0^b is 0 for every b > 0 (and 1 at b = 0): flat in b, as PyTorch has it,
             # where out * log(a) would be 0 * -inf = nan.
-            flat = (a.data == 0) & (b.data >= 0)
+            flat = (a.array == 0) & (b.array >= 0)
             if flat.any():
                 grad_b = Where.apply(flat, zero, grad_b)
         return grad_a, grad_b

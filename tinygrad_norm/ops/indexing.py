@@ -29,7 +29,7 @@ def constant(array, like) -> GraphTensor:
 
 def index_array(op: str, index) -> np.ndarray:
     """`index` (a Tensor, list or array of integers) as an int64 array; floats are refused."""
-    array = np.asarray(index.data if isinstance(index, GraphTensor) else index)
+    array = np.asarray(index.array if isinstance(index, GraphTensor) else index)
     if array.dtype.kind not in "iu" and not (array.size == 0 and array.dtype.kind == "f"):
         raise RuntimeError(
             f"{op}: the index must hold integers (int64), got {array.dtype}; convert it "
@@ -186,7 +186,7 @@ def masked_select(input, mask):  # noqa: A002
 def nonzero(input, *, as_tuple=False):  # noqa: A002
     """The indices of the non-zero elements: an int64 tensor (n, ndim), one row per element in
     row-major order; `as_tuple=True` gives one index vector per dimension instead."""
-    data = input.data
+    data = input.array
     if as_tuple:
         return tuple(constant(i.astype(np.int64), input) for i in np.nonzero(np.atleast_1d(data)))
     return constant(np.argwhere(data).astype(np.int64), input)
@@ -198,7 +198,7 @@ def argwhere(input):  # noqa: A002
 
 
 def _bool_mask(op: str, mask) -> np.ndarray:
-    mask = np.asarray(mask.data if isinstance(mask, GraphTensor) else mask)
+    mask = np.asarray(mask.array if isinstance(mask, GraphTensor) else mask)
     if mask.dtype != np.bool_:
         raise RuntimeError(
             f"{op}: expected a bool mask, got {mask.dtype}; build it with a comparison "
@@ -256,7 +256,7 @@ def index_put(input, indices, values, accumulate=False):  # noqa: A002
     indices add up). `indices` is a tuple of index tensors, one per leading dimension."""
     x = input
     values = as_tensor(values, x)
-    index = tuple(np.asarray(i.data if isinstance(i, GraphTensor) else i) for i in tuple(indices))
+    index = tuple(np.asarray(i.array if isinstance(i, GraphTensor) else i) for i in tuple(indices))
     index = tuple(i if i.dtype == np.bool_ else index_array("index_put", i) for i in index)
     try:
         selected = np.empty(x.shape, bool)[index].shape

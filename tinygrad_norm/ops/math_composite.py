@@ -42,7 +42,7 @@ def _some_tensor(a, b):
 
 
 def array_of(v) -> np.ndarray:
-    return v.data if isinstance(v, GraphTensor) else np.asarray(v)
+    return v.array if isinstance(v, GraphTensor) else np.asarray(v)
 
 
 # --- arithmetic, PyTorch's method names ---------------------------------------------------------
@@ -134,7 +134,7 @@ def lerp(input, end, weight):  # noqa: A002
     if not isinstance(weight, GraphTensor):
         return start + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
     broadcast_shape("lerp", start.shape, end.shape, weight.shape)
-    small = np.abs(weight.data) < 0.5
+    small = np.abs(weight.array) < 0.5
     return Where.apply(small, start + diff * weight, end - diff * (1 - weight))
 
 
@@ -146,7 +146,7 @@ def logaddexp(input, other):  # noqa: A002
     """
     a, b = pair("logaddexp", input, other)
     a, b = to_float(a), to_float(b)
-    same_infinity = np.isinf(a.data) & (a.data == b.data)
+    same_infinity = np.isinf(a.array) & (a.array == b.array)
     if same_infinity.any():  # inf - inf would be NaN: log(e^inf + e^inf) = inf, likewise -inf
         zero = np.zeros((), a.dtype)
         safe = logaddexp(Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b))
@@ -170,7 +170,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
     if input.dtype.kind not in "fc":
         return input.clone()
     info = np.finfo(input.dtype)
-    x = input.data
+    x = input.array
     high = info.max if posinf is None else posinf
     low = info.min if neginf is None else neginf
     replaced = np.where(np.isnan(x), nan, np.where(x > 0, high, low)).astype(x.dtype)
@@ -179,15 +179,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 
 # --- tests: bool results, never differentiable --------------------------------------------------
 def isnan(x):
-    return constant(np.isnan(x.data), x)
+    return constant(np.isnan(x.array), x)
 
 
 def isinf(x):
-    return constant(np.isinf(x.data), x)
+    return constant(np.isinf(x.array), x)
 
 
 def isfinite(x):
-    return constant(np.isfinite(x.data), x)
+    return constant(np.isfinite(x.array), x)
 
 
 def logical_and(input, other):  # noqa: A002
@@ -203,7 +203,7 @@ def logical_xor(input, other):  # noqa: A002
 
 
 def logical_not(input):  # noqa: A002
-    return constant(np.logical_not(input.data), input)
+    return constant(np.logical_not(input.array), input)
 
 
 # --- bitwise: integers and bools only -----------------------------------------------------------

@@ -82,7 +82,7 @@ def max_pool(x, geometry: Windows, return_indices: bool = False):
     if not return_indices:
         return values
     n, c = x.shape[:2]
-    cols = unfold_array(x.data, geometry, -np.inf).reshape((n, c, -1) + geometry.out)
+    cols = unfold_array(x.array, geometry, -np.inf).reshape((n, c, -1) + geometry.out)
     return values, _flat_indices(np.argmax(cols, axis=2), geometry)
 
 
@@ -93,7 +93,7 @@ def max_pool_reference(x, geometry: Windows):
     n, c = x.shape[:2]
     k = math.prod(geometry.kernel)
     cols = Unfold.apply(x, geometry, -np.inf).reshape((n, c, k) + geometry.out)  # (N, C, k, *O)
-    best = np.argmax(cols.data, axis=2)  # (N, C, *O): the first maximum of each window
+    best = np.argmax(cols.array, axis=2)  # (N, C, *O): the first maximum of each window
     return cols.masked_fill(~_chosen(best, k), 0.0).sum(dim=2)
 
 
@@ -177,7 +177,7 @@ def adaptive_max(x, out: tuple):
     win = win.permute(*order)  # (N, C, *O, *w)
     widths = tuple(t.shape[1] for t in tables)
     win = win.reshape(win.shape[: 2 + n_space] + (math.prod(widths),))  # (N, C, *O, w1·w2·...)
-    best = np.argmax(win.data, axis=-1)
+    best = np.argmax(win.array, axis=-1)
     chosen = np.arange(win.shape[-1]) == best[..., None]
     values = win.masked_fill(~chosen, 0.0).sum(dim=-1)
     offsets = np.unravel_index(best, widths)

@@ -44,7 +44,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - PyTorch
             return x * 1 if x.dtype.kind == "f" else x
         keepdim_shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
     if x.dtype.kind in "bui":
-        out = constant(np.prod(x.data, axis=axis, dtype=np.int64), x)
+        out = constant(np.prod(x.array, axis=axis, dtype=np.int64), x)
     else:
         out = _product_tree(x, axis).squeeze(axis)
     return out.reshape(keepdim_shape) if keepdim else out
@@ -67,7 +67,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     (held constant: it cancels), so nothing overflows. Its gradient is softmax(x)."""
     x = to_float(input)
     dims = normalize_dims("logsumexp", dim, x.ndim)
-    m = np.max(x.data, axis=dims, keepdims=True, initial=-np.inf)
+    m = np.max(x.array, axis=dims, keepdims=True, initial=-np.inf)
     m = np.where(np.isfinite(m), m, 0).astype(x.dtype)  # all -inf (or an inf): shift by 0
     with np.errstate(divide="ignore"):
         out = Sum.apply((x - m).exp(), dims, True).log() + m
@@ -93,7 +93,7 @@ def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
 def _logical(op: str, reduce, input, dim, keepdim):  # noqa: A002
     x = input
     dims = normalize_dims(op, dim, x.ndim)
-    out = np.asarray(reduce(x.data, axis=dims, keepdims=keepdim))
+    out = np.asarray(reduce(x.array, axis=dims, keepdims=keepdim))
     return constant(out.astype(np.uint8) if x.dtype == np.uint8 else out, x)  # uint8 stays uint8
 
 
@@ -111,7 +111,7 @@ def count_nonzero(input, dim=None):  # noqa: A002
     """How many elements (over `dim`) are not 0, as int64."""
     x = input
     dims = normalize_dims("count_nonzero", dim, x.ndim)
-    return constant(np.count_nonzero(x.data, axis=dims).astype(np.int64), x)
+    return constant(np.count_nonzero(x.array, axis=dims).astype(np.int64), x)
 
 
 def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
@@ -135,8 +135,8 @@ def _pick(op: str, x, axis, keepdim: bool, choose) -> ValuesIndices:
             f"{op}: dim {axis} of the input of shape {x.shape} is empty: there is no element "
             "to choose"
         )
-    order = argsort_array(x.data, axis, descending=False)
-    ranked = np.take_along_axis(x.data, order, axis)
+    order = argsort_array(x.array, axis, descending=False)
+    ranked = np.take_along_axis(x.array, order, axis)
     rank = np.expand_dims(choose(ranked, order), axis)  # position in sorted order, per row
     indices = np.take_along_axis(order, rank, axis).astype(np.int64)
     values = take_along(x, indices, axis)
@@ -154,14 +154,14 @@ def median(input, dim=None, keepdim=False):  # noqa: A002
     """
     x = input
     if dim is None:
-        if x.data.size == 0:  # NaN, as PyTorch; x.sum() * 0 keeps the (empty) gradient path
+        if x.array.size == 0:  # NaN, as PyTorch; x.sum() * 0 keeps the (empty) gradient path
             return x.sum() * 0 + np.nan
         value = median(x.reshape(-1), 0).values
-        if x.dtype.kind != "f" or np.isnan(value.data):
+        if x.dtype.kind != "f" or np.isnan(value.array):
             return value
         # the maximum of the elements equal to the median (the others made -inf): Max shares
         # the gradient among them
-        ties = x.data == value.data
+        ties = x.array == value.array
         return Max.apply(Where.apply(ties, x, np.asarray(-np.inf, x.dtype)), None, False)
     axis = axis_of("median", x, dim)
 

@@ -79,7 +79,7 @@ def cumprod(input, dim, *, dtype=None):  # noqa: A002
     """Running products along `dim`; the gradient is exact also where elements are 0."""
     x, axis = _prepare("cumprod", input, dim, dtype)
     if x.dtype.kind in "bui":  # no gradient: NumPy's product, in int64 as PyTorch
-        return constant(np.cumprod(x.data, axis=axis, dtype=np.int64), x)
+        return constant(np.cumprod(x.array, axis=axis, dtype=np.int64), x)
     if axis is None:
         return x * 1
     return _scan(x, axis, lambda a, b: a * b, 1)
@@ -102,7 +102,7 @@ def _running_winner(op: str, input, dim, accumulate) -> ValuesIndices:  # noqa: 
         return ValuesIndices(
             x * 1 if x.dtype.kind == "f" else x, constant(np.zeros((), np.int64), x)
         )
-    a = x.data
+    a = x.array
     best = accumulate(a, axis=axis)
     won = a == best
     if a.dtype.kind == "f":

@@ -64,7 +64,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
     op = f"scatter_reduce({reduce})"
     x, targets, values, written = _scatter_parts(op, input, dim, index, src)
     if x.dtype.kind not in "fc":  # integers never need a gradient: plain NumPy
-        out = _reduce_numpy(x.data, targets, values.data, reduce, include_self)
+        out = _reduce_numpy(x.array, targets, values.array, reduce, include_self)
         return constant(out.reshape(input.shape), input)
     neutral = np.ones((), x.dtype) if reduce == "prod" else np.zeros((), x.dtype)
     base = x if include_self else Where.apply(written, neutral, x)
@@ -77,9 +77,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
             np.add.at(count, targets, 1)
             out = out / np.maximum(count + include_self, 1)
     else:
-        result = _reduce_numpy(x.data, targets, values.data, reduce, include_self)
-        src_hit = (values.data == result[targets]).astype(x.dtype)
-        self_hit = ((x.data == result) & (include_self | ~written)).astype(x.dtype)
+        result = _reduce_numpy(x.array, targets, values.array, reduce, include_self)
+        src_hit = (values.array == result[targets]).astype(x.dtype)
+        self_hit = ((x.array == result) & (include_self | ~written)).astype(x.dtype)
         ties = self_hit.copy()
         np.add.at(ties, targets, src_hit)
         shared = ScatterAdd.apply(values * (src_hit / ties[targets]), index=targets, shape=x.shape)

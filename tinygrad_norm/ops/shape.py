@@ -167,7 +167,7 @@ def stack(tensors, dim=0):
     if not tensors:
         raise ShapeError("stack: expected a non-empty list of tensors")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
-    shapes = {t.data.shape for t in tensors}
+    shapes = {t.array.shape for t in tensors}
     if len(shapes) != 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got {sorted(shapes)}")
     return cat([t.unsqueeze(dim) for t in tensors], dim)

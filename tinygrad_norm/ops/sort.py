@@ -65,7 +65,7 @@ def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002 - PyTorch
     axis = axis_of("sort", x, dim)
     if axis is None:
         return ValuesIndices(x, constant(np.zeros((), np.int64), x))
-    order = argsort_array(x.data, axis, descending).astype(np.int64)
+    order = argsort_array(x.array, axis, descending).astype(np.int64)
     return ValuesIndices(take_along(x, order, axis), constant(order, x))
 
 
@@ -92,7 +92,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's
         )
     if axis is None:
         return ValuesIndices(x, constant(np.zeros((), np.int64), x))
-    order = argsort_array(x.data, axis, descending=largest).astype(np.int64)
+    order = argsort_array(x.array, axis, descending=largest).astype(np.int64)
     order = np.take(order, np.arange(k), axis=axis)
     return ValuesIndices(take_along(x, order, axis), constant(order, x))
 
@@ -110,16 +110,16 @@ def searchsorted(
     dim) to keep it sorted: before equal entries, or after them with `right=True`/`side="right"`.
     A sequence with more dims searches each of its rows with the matching row of values."""
     sequence = np.asarray(
-        sorted_sequence.data if hasattr(sorted_sequence, "data") else sorted_sequence
+        sorted_sequence.array if hasattr(sorted_sequence, "array") else sorted_sequence
     )
-    values = np.asarray(input.data if hasattr(input, "data") else input)
+    values = np.asarray(input.array if hasattr(input, "array") else input)
     if side is not None and side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if side == "left" and right:
         raise RuntimeError("searchsorted: side='left' contradicts right=True; give one of them")
     side = side or ("right" if right else "left")
     if sorter is not None:
-        sorter = np.asarray(sorter.data if isinstance(sorter, GraphTensor) else sorter)
+        sorter = np.asarray(sorter.array if isinstance(sorter, GraphTensor) else sorter)
         sequence = np.take_along_axis(sequence, sorter, axis=-1)
     dtype = np.int32 if out_int32 else np.int64
     if sequence.ndim == 1:
@@ -149,7 +149,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     the distinct slices along that dim."""
     x = input
     axis = None if dim is None else normalize_dims("unique", dim, x.ndim)[0]
-    values, inverse, counts = np.unique(x.data, return_inverse=True, return_counts=True, axis=axis)
+    values, inverse, counts = np.unique(x.array, return_inverse=True, return_counts=True, axis=axis)
     inverse = inverse.reshape(x.shape if axis is None else (x.shape[axis],))
     out = [constant(values, x)]
     if return_inverse:

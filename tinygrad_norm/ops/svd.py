@@ -56,7 +56,7 @@ class SingularValuesGrad(Function):
     @staticmethod
     def backward(ctx, grad_output):
         u, s, v, g = ctx.u, ctx.s, ctx.v, ctx.g
-        h = np.asarray(grad_output.data)
+        h = np.asarray(grad_output.array)
         grad_g = np.einsum("...ik,...ij,...jk->...k", u, h, v)
         u_bar = (h @ v) * g[..., None, :]  # (..., m, k)
         v_bar = (_t(h) @ u) * g[..., None, :]  # (..., n, k)

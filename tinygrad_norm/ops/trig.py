@@ -132,7 +132,7 @@ class Atan2(Function):
         squared_radius = x * x + y * y
         # NOTE: at the origin the angle is undefined; PyTorch sends 0 there, and so do we
         # (dividing by inf instead of 0 gives 0, not 0 / 0 = nan).
-        origin = squared_radius.data == 0
+        origin = squared_radius.array == 0
         if origin.any():
             squared_radius = Where.apply(origin, np.asarray(np.inf, x.dtype), squared_radius)
         scale = grad_output / squared_radius

@@ -207,7 +207,7 @@ class Optimizer:
 def param_array(t: Tensor) -> np.ndarray:
     """The NumPy array behind a parameter (or its `.grad`), which the optimizers change in
     place. Every optimizer reads and writes parameters through this one function."""
-    return t.data
+    return t.array
 
 
 def start_step(param, grad, state, group, names, fill: float = 0.0):

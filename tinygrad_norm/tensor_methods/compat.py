@@ -70,23 +70,23 @@ class CompatMethods:
     # --- what it is ----------------------------------------------------------------------------
     def nelement(self) -> int:
         """The number of elements (the same as `numel()`)."""
-        return self.data.size
+        return self.array.size
 
     def element_size(self) -> int:
         """Bytes per element: 4 for float32, 8 for float64 and int64, 1 for bool."""
-        return self.data.dtype.itemsize
+        return self.array.dtype.itemsize
 
     def is_floating_point(self) -> bool:
-        return self.data.dtype.kind == "f"
+        return self.array.dtype.kind == "f"
 
     def is_complex(self) -> bool:
-        return self.data.dtype.kind == "c"
+        return self.array.dtype.kind == "c"
 
     def type(self, dtype=None, non_blocking=False):  # noqa: A003 - PyTorch's name
         """Without an argument, the legacy type name ('torch.FloatTensor'); with a dtype or a
         type name ('torch.DoubleTensor'), the tensor converted to it."""
         if dtype is None:
-            name = self.data.dtype.name
+            name = self.array.dtype.name
             return f"torch.{TYPE_NAMES.get(name, name)}"
         if isinstance(dtype, str):
             if dtype not in _DTYPE_OF_TYPE:
@@ -100,12 +100,12 @@ class CompatMethods:
     def __format__(self, spec: str) -> str:
         """A 0-d tensor formats as its number (`f"{loss:.4f}"`), as in PyTorch; a tensor with
         dimensions only without a format spec (its repr)."""
-        if self.data.ndim == 0:
-            return format(self.data.item(), spec)
+        if self.array.ndim == 0:
+            return format(self.array.item(), spec)
         if spec:
             raise TypeError(
                 f"unsupported format string passed to Tensor.__format__: only a 0-d tensor takes "
-                f"{spec!r}, this one has shape {tuple(self.data.shape)}; format t.item() or the "
+                f"{spec!r}, this one has shape {tuple(self.array.shape)}; format t.item() or the "
                 "elements of t.tolist()"
             )
         return repr(self)
@@ -113,13 +113,13 @@ class CompatMethods:
     # --- new tensors of the same dtype ---------------------------------------------------------
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         devices.check("new_tensor", device)
-        return type(self)(data, dtype=self.data.dtype if dtype is None else dtype).requires_grad_(
+        return type(self)(data, dtype=self.array.dtype if dtype is None else dtype).requires_grad_(
             requires_grad
         )
 
     def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
         devices.check("new_full", device)
-        dtype = self.data.dtype if dtype is None else np.dtype(dtype)
+        dtype = self.array.dtype if dtype is None else np.dtype(dtype)
         shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
         return type(self)._make(np.full(shape, fill_value, dtype)).requires_grad_(requires_grad)
 
@@ -139,44 +139,46 @@ class CompatMethods:
     # --- random fills, in place (through copy_: checked and counted as every in-place change) ---
     def bernoulli_(self, p=0.5, *, generator=None):
         """Fill with 1 (probability p) or 0, drawn from `generator` (or the global one)."""
-        p = np.asarray(p.data if hasattr(p, "data") else p, dtype=np.float64)
+        p = np.asarray(p.array if hasattr(p, "array") else p, dtype=np.float64)
         if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
             raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
-        draws = numpy_generator(generator, "bernoulli_").random(self.data.shape) < p
-        return self._fill_drawn("bernoulli_", draws)
+        draws = numpy_generator(generator, "bernoulli_").random(self.array.shape) < p
+        return self._fill("bernoulli_", draws)
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
         omitted, as `random_(to)` in PyTorch)."""
         low, high = (0, from_) if to is None else (from_, to)
         if to is None and from_ == 0:
-            high = 2 ** (np.finfo(self.data.dtype).nmant + 1) if self.is_floating_point() else 2**31
-        draws = numpy_generator(generator, "random_").integers(low, high, self.data.shape)
-        return self._fill_drawn("random_", draws)
+            high = (
+                2 ** (np.finfo(self.array.dtype).nmant + 1) if self.is_floating_point() else 2**31
+            )
+        draws = numpy_generator(generator, "random_").integers(low, high, self.array.shape)
+        return self._fill("random_", draws)
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd`."""
         rng = numpy_generator(generator, "exponential_")
-        return self._fill_drawn("exponential_", rng.exponential(1.0 / lambd, self.data.shape))
+        return self._fill("exponential_", rng.exponential(1.0 / lambd, self.array.shape))
 
-    def _fill_drawn(self, op: str, values: np.ndarray):
+    def _fill(self, op: str, values: np.ndarray):
         if self.requires_grad and is_grad_enabled():
             raise RuntimeError(
                 f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
                 "do it inside `with tg.no_grad():` (as initialisation does)"
             )
-        return self.copy_(type(self)._make(values.astype(self.data.dtype)))
+        return self.copy_(type(self)._make(values.astype(self.array.dtype)))
 
     # --- random draws --------------------------------------------------------------------------
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         """Indices drawn with these (unnormalised) weights: see `tg.multinomial`."""
         rng = numpy_generator(generator, "multinomial")
-        return type(self)._make(draw_multinomial(self.data, num_samples, replacement, rng))
+        return type(self)._make(draw_multinomial(self.array, num_samples, replacement, rng))
 
     def bernoulli(self, p=None, *, generator=None):
         """1 with probability self (or `p`), else 0, in this tensor's dtype."""
-        out = type(self)._make(np.empty_like(self.data))
-        return out.bernoulli_(self.data if p is None else p, generator=generator)
+        out = type(self)._make(np.empty_like(self.array))
+        return out.bernoulli_(self.array if p is None else p, generator=generator)
 
 
 def _sizes(size: tuple) -> tuple:
@@ -194,7 +196,7 @@ def to_arguments(tensor, args: tuple, kwargs: dict):
         raise TypeError(f"to: unexpected keyword argument(s) {', '.join(kwargs)}")
     for arg in args:
         if isinstance(arg, CompatMethods):
-            dtype = arg.data.dtype
+            dtype = arg.array.dtype
         elif devices.is_device(arg) or isinstance(arg, int) and not isinstance(arg, bool):
             devices.check("to", arg)
         elif arg is not None and not isinstance(arg, bool):

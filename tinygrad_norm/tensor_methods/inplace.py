@@ -69,12 +69,12 @@ class InPlaceMethods:
         )
         if recording:
             _refuse_leaf_or_view(self, op)
-            old = self._make(self.data.copy(), self.requires_grad, self.grad_fn)
+            old = self._make(self.array.copy(), self.requires_grad, self.grad_fn)
             new = compute(old)
         else:
             with no_grad():
                 new = compute(self)
-        _write(self, op, new.data)
+        _write(self, op, new.array)
         if recording:
             if self.grad_fn is not None:  # retain_grad() moves with the tensor to its new node
                 new.grad_fn.retained, self.grad_fn.retained = self.grad_fn.retained, None
@@ -113,6 +113,11 @@ class InPlaceMethods:
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
+        if isinstance(value, GraphTensor) and value.ndim:
+            raise RuntimeError(
+                f"fill_ only supports a number or a 0-dimension value tensor, but got one of "
+                f"shape {tuple(value.shape)}; to copy a tensor in, use copy_"
+            )
         return self._fill("fill_", value)
 
     def zero_(self):
@@ -120,24 +125,27 @@ class InPlaceMethods:
 
     def _fill(self, op: str, value):
         value = C.as_tensor(value, self)
-        if value.ndim:
-            raise RuntimeError(
-                f"{op} only supports a number or a 0-dimension value tensor, but got one of shape "
-                f"{value.shape}; to copy a tensor in, use copy_"
-            )
         return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with values drawn uniformly from [a, b) by `generator` (or the global one)."""
-        draw = numpy_generator(generator, "uniform_").uniform(a, b, self.data.shape)
-        return self._change_in_place("uniform_", lambda t: _replace(t, draw.astype(t.dtype)))
+
+        def draw(t):
+            values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
+            return _replace(t, values.astype(t.dtype))
+
+        return self._change_in_place("uniform_", draw)
 
     uniform = uniform_  # giagrad's spelling: Tensor.empty(2, 3).uniform()
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
-        draw = numpy_generator(generator, "normal_").normal(mean, std, self.data.shape)
-        return self._change_in_place("normal_", lambda t: _replace(t, draw.astype(t.dtype)))
+
+        def draw(t):
+            values = numpy_generator(generator, "normal_").normal(mean, std, t.shape)
+            return _replace(t, values.astype(t.dtype))
+
+        return self._change_in_place("normal_", draw)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -163,7 +171,7 @@ class InPlaceMethods:
         if not is_grad_enabled() or not (self.requires_grad or is_tensor and value.requires_grad):
             # NOTE: nothing to record: write the places themselves, not a copy of the whole
             # tensor (x[i] = row on a (10000, 100) tensor: 1 us instead of 280 us).
-            (self.data[ints] if ints else self.data)[rest] = value.data if is_tensor else value
+            (self.array[ints] if ints else self.array)[rest] = value.array if is_tensor else value
             self._bump_version()
             return
 
@@ -199,19 +207,19 @@ def _refuse_leaf_or_view(t, op: str) -> None:
 
 def _write(t, op: str, values: np.ndarray) -> None:
     """Write `values` into t's own array and bump t's version."""
-    if values.shape != t.data.shape:
+    if values.shape != t.array.shape:
         raise RuntimeError(
             f"{op}: the result has shape {values.shape}, which does not match this tensor's "
-            f"shape {t.data.shape}; an in-place op cannot change a shape (broadcast the other "
+            f"shape {t.array.shape}; an in-place op cannot change a shape (broadcast the other "
             "way, or write y = x + z)"
         )
-    if not np.can_cast(values.dtype, t.data.dtype, casting="same_kind"):
+    if not np.can_cast(values.dtype, t.array.dtype, casting="same_kind"):
         raise RuntimeError(
             f"{op}: result type {values.dtype} can't be cast to the desired output type "
-            f"{t.data.dtype} of this tensor; convert first, e.g. x = x.float()"
+            f"{t.array.dtype} of this tensor; convert first, e.g. x = x.float()"
         )
     try:
-        np.copyto(t.data, values, casting="unsafe")
+        np.copyto(t.array, values, casting="unsafe")
     except ValueError as error:  # a read-only array, e.g. the view that expand() makes
         raise RuntimeError(
             f"{op}: this tensor cannot be written in place ({error}): an expanded tensor holds "

@@ -67,16 +67,16 @@ class NumpyInterop:
 
     def numpy(self) -> np.ndarray:
         """The array itself (shared memory, no copy)."""
-        return self.data
+        return self.array
 
     def __array__(self, dtype=None, copy=None):
-        return self.data if dtype is None else self.data.astype(dtype, copy=False)
+        return self.array if dtype is None else self.array.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
-        return self.data.__dlpack__(*args, **kwargs)
+        return self.array.__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
-        return self.data.__dlpack_device__()
+        return self.array.__dlpack_device__()
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         tensors = [x for x in inputs if isinstance(x, GraphTensor)]
@@ -98,9 +98,9 @@ class NumpyInterop:
                 f"graph; {missing}compute it with Tensor operations, or use "
                 f"{name}(x.detach()) for a constant"
             )
-        arrays = tuple(x.data if isinstance(x, GraphTensor) else x for x in inputs)
+        arrays = tuple(x.array if isinstance(x, GraphTensor) else x for x in inputs)
         if out is not None:
-            kwargs["out"] = tuple(o.data if isinstance(o, GraphTensor) else o for o in out)
+            kwargs["out"] = tuple(o.array if isinstance(o, GraphTensor) else o for o in out)
         result = getattr(ufunc, method)(*arrays, **kwargs)
         if out is not None:
             for o in out:
@@ -130,7 +130,7 @@ class NumpyInterop:
 def _arrays_in(value):
     """`value` with every Tensor inside lists, tuples and dicts replaced by its array."""
     if isinstance(value, GraphTensor):
-        return value.data
+        return value.array
     if isinstance(value, (list, tuple)):
         return type(value)(_arrays_in(v) for v in value)
     if isinstance(value, dict):

@@ -52,10 +52,10 @@ class ModuleCase:
             module.eval()(*[Tensor(a) for a in inputs])  # lazy shapes; leaves buffers alone
         module.train()
         for p in module.parameters():
-            p.data[...] += 0.5 * rng.standard_normal(p.shape)
+            p.array[...] += 0.5 * rng.standard_normal(p.shape)
         if getattr(module, "running_mean", None) is not None:
-            module.running_mean.data[...] = rng.standard_normal(module.running_mean.shape)
-            module.running_var.data[...] = rng.uniform(0.5, 2.0, module.running_var.shape)
+            module.running_mean.array[...] = rng.standard_normal(module.running_mean.shape)
+            module.running_var.array[...] = rng.uniform(0.5, 2.0, module.running_var.shape)
         return module, inputs
 
     def shapes(self, inputs) -> str:
@@ -120,7 +120,7 @@ def module_function(module, inputs):
     args = [Tensor(a) if a.dtype.kind != "f" else None for a in inputs]
     floating = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
     leaves = tuple(Tensor(inputs[i], requires_grad=True) for i in floating) + tuple(
-        Tensor(p.data.copy(), requires_grad=True) for p in params
+        Tensor(p.array.copy(), requires_grad=True) for p in params
     )
 
     def fn(*tensors):

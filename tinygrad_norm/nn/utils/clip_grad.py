@@ -42,7 +42,7 @@ def clip_grad_norm_(
     if not grads:
         return Tensor(0.0)
     norm_type = float(norm_type)
-    arrays = [g.data.astype(np.float64) for g in grads]
+    arrays = [g.array.astype(np.float64) for g in grads]
     if math.isinf(norm_type):
         total = max(float(np.abs(a).max(initial=0.0)) for a in arrays)
     else:
@@ -54,12 +54,12 @@ def clip_grad_norm_(
         )
     coefficient = min(1.0, float(max_norm) / (total + 1e-6))
     for g in grads:
-        g.data *= np.asarray(coefficient, dtype=g.data.dtype)
-    return Tensor(np.asarray(total, dtype=grads[0].data.dtype))
+        g.array *= np.asarray(coefficient, dtype=g.array.dtype)
+    return Tensor(np.asarray(total, dtype=grads[0].array.dtype))
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     """Clamp every gradient element to [-clip_value, clip_value], in place."""
     clip_value = float(clip_value)
     for g in _grads(parameters):
-        np.clip(g.data, -clip_value, clip_value, out=g.data)
+        np.clip(g.array, -clip_value, clip_value, out=g.array)

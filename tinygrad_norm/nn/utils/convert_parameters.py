@@ -28,13 +28,13 @@ def vector_to_parameters(vec, parameters) -> None:
             + (f" of shape {vec.shape}" if isinstance(vec, Tensor) else "")
         )
     parameters = list(parameters)
-    total = sum(p.data.size for p in parameters)
-    if total != vec.data.size:
+    total = sum(p.array.size for p in parameters)
+    if total != vec.array.size:
         raise RuntimeError(
-            f"vector_to_parameters: the vector has {vec.data.size} elements but the parameters "
+            f"vector_to_parameters: the vector has {vec.array.size} elements but the parameters "
             f"have {total}"
         )
     start = 0
     for p in parameters:
-        p.data[...] = np.reshape(vec.data[start : start + p.data.size], p.data.shape)
-        start += p.data.size
+        p.array[...] = np.reshape(vec.array[start : start + p.array.size], p.array.shape)
+        start += p.array.size

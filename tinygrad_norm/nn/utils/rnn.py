@@ -24,18 +24,18 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
         raise ValueError(
             f"pad_sequence: padding_side must be 'right' or 'left', got {padding_side!r}"
         )
-    trailing = sequences[0].data.shape[1:]
-    if any(s.data.shape[1:] != trailing for s in sequences):
+    trailing = sequences[0].array.shape[1:]
+    if any(s.array.shape[1:] != trailing for s in sequences):
         raise RuntimeError(
             "pad_sequence: every sequence must have the same shape after its first (time) axis, "
-            f"got {[tuple(s.data.shape) for s in sequences]}"
+            f"got {[tuple(s.array.shape) for s in sequences]}"
         )
     longest = max(len(s) for s in sequences)
     padded = []
     for s in sequences:
         missing = longest - len(s)
         if missing:
-            pad = full((missing, *trailing), padding_value, dtype=s.data.dtype)
+            pad = full((missing, *trailing), padding_value, dtype=s.array.dtype)
             s = cat([s, pad] if padding_side == "right" else [pad, s], 0)
         padded.append(s)
     return stack(padded, 0 if batch_first else 1)

@@ -102,8 +102,8 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     with no_grad():
         g = norm_except_dim(weight, dim)
     del module._parameters[name]
-    module.register_parameter(name + "_g", Parameter(np.array(g.data, dtype=weight.dtype)))
-    module.register_parameter(name + "_v", Parameter(weight.data))
+    module.register_parameter(name + "_g", Parameter(np.array(g.array, dtype=weight.dtype)))
+    module.register_parameter(name + "_v", Parameter(weight.array))
     hook(module, ())
     module.register_forward_pre_hook(hook)
     return module
@@ -120,7 +120,7 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
             delattr(module, name)
             del module._parameters[name + "_g"]
             del module._parameters[name + "_v"]
-            setattr(module, name, Parameter(weight.data))
+            setattr(module, name, Parameter(weight.array))
             del module._forward_pre_hooks[key]
             return module
     raise ValueError(

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.engine import Function, GraphTensor
 from ...autograd.grad_mode import is_grad_enabled
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
 from .xp import exp, isub, operands
@@ -51,7 +51,7 @@ def target_distribution(target, weight, n_classes, ignore_index, label_smoothing
             q = q * _class_column(weight, target.ndim, target.dtype)
         n_samples = math.prod(target.shape) // n_classes
         return Target(None, None, q, q.sum(1, keepdims=True), n_samples)
-    t = target if isinstance(target, np.ndarray) else target.data
+    t = target if isinstance(target, np.ndarray) else target.array
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
     grids = np.ix_(*[np.arange(n) for n in t.shape])  # one index array per axis
@@ -135,7 +135,10 @@ class CrossEntropy(Function):
         if kw["reduction"] == "none":
             scale = _class_axis(grad_output)  # (N, 1, d1, ...): one factor per sample
         else:
-            scale = grad_output if kw["reduction"] == "sum" else grad_output / ctx.denominator
+            # NOTE: every target ignored: the mean of nothing is NaN (as PyTorch), but no sample
+            # took part, so q is 0 everywhere and the gradient is 0 (as PyTorch), not 0 * inf.
+            denominator = ctx.denominator if ctx.denominator else 1.0
+            scale = grad_output if kw["reduction"] == "sum" else grad_output / denominator
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
             grad_x = exp(logp) * (q.total * scale)  # p * sum_c(q_c) * scale
@@ -187,7 +190,7 @@ def cross_entropy_reference(x, target, weight=None, reduction="mean", ignore_ind
         if reduction == "none":
             return losses
         return losses.sum() if reduction == "sum" else losses.sum() / (x.numel() / n_classes)
-    t = target.data
+    t = target.array
     valid = t != ignore_index
     safe = np.where(valid, t, 0)
     onehot = np.expand_dims(safe, 1) == np.arange(n_classes).reshape(class_shape)
@@ -223,11 +226,9 @@ def cross_entropy(
     >>> cross_entropy(logits, tg.tensor([0, 2]))   # (log(1 + 2/e^2) + log(3)) / 2
     tensor(0.6691)
     """
-    from ...tensor import Tensor
-
-    x = input if isinstance(input, Tensor) else Tensor(input)
-    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
-    if weight is not None and not isinstance(weight, (Tensor, np.ndarray)):
+    x = input  # a Tensor: F.cross_entropy turns arrays into Tensors before calling in here
+    target = target if isinstance(target, GraphTensor) else x._make(np.asarray(target))
+    if weight is not None and not isinstance(weight, (GraphTensor, np.ndarray)):
         raise TypeError(
             f"cross_entropy: weight must be a tensor of shape (C,) or None, got {weight!r}; "
             "give reduction, ignore_index and label_smoothing by keyword"
@@ -237,7 +238,7 @@ def cross_entropy(
     if unbatched:  # (C,) logits: a batch of one
         x, target = x.unsqueeze(0), target.unsqueeze(0)
     if target.dtype.kind in "iu":
-        _check_classes(target.data, x.shape[1], ignore_index)
+        _check_classes(target.array, x.shape[1], ignore_index)
     loss = CrossEntropy.apply(
         x,
         target,
@@ -292,7 +293,7 @@ def _check(x, target, weight, reduction, label_smoothing):
             "cross_entropy: gradients with respect to the class weights are not supported "
             "(as in PyTorch); pass weight.detach()"
         )
-    weight = np.asarray(weight.data if hasattr(weight, "data") else weight)
+    weight = np.asarray(weight.array if hasattr(weight, "array") else weight)
     if weight.shape != (n_classes,):
         raise ValueError(
             f"cross_entropy: weight must have shape ({n_classes},), one per class, "

@@ -37,7 +37,7 @@ class Embedding(Function):
 
     >>> import tinygrad_norm as tg
     >>> weight = tg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
-    >>> Embedding.apply(weight, index=tg.tensor([1, 1, 0]).data).sum().backward()
+    >>> Embedding.apply(weight, index=tg.tensor([1, 1, 0]).array).sum().backward()
     >>> weight.grad
     tensor([[1., 1.],
             [2., 2.]])

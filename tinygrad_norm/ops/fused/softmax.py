@@ -156,14 +156,14 @@ def softmax_reference(x, dim):
     `Softmax` does the same in one node, and the tests check that both agree. The shift by the
     maximum is a constant (its gradient contributions cancel).
     """
-    axis = _axis(x.data, dim)
+    axis = _axis(x.array, dim)
     e = max_shifted(x, axis).exp()
     return e / e.sum(axis, keepdims=True)
 
 
 def log_softmax_reference(x, dim):
     """log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m)), from primitives."""
-    axis = _axis(x.data, dim)
+    axis = _axis(x.array, dim)
     shifted = max_shifted(x, axis)
     return shifted - shifted.exp().sum(axis, keepdims=True).log()
 

@@ -29,7 +29,7 @@ def operands(*tensors):
     None."""
     if is_grad_enabled():
         return tensors
-    return tuple(None if t is None else t.data for t in tensors)
+    return tuple(None if t is None else t.array for t in tensors)
 
 
 def iadd(a, b):
@@ -58,7 +58,7 @@ def imul(a, b):
 
 def data(a) -> np.ndarray:
     """The array of a Tensor, or the array itself."""
-    return a if isinstance(a, np.ndarray) else a.data
+    return a if isinstance(a, np.ndarray) else a.array
 
 
 def exp_(a):
