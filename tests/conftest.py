@@ -6,6 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+# tests/programs/ holds PyTorch scripts that tests run in subprocesses; importing one (for
+# --doctest-modules) would run it.
+collect_ignore = ["programs"]
+
 
 @pytest.fixture(autouse=True)
 def _restore_numpy_printoptions():

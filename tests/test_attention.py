@@ -5,16 +5,13 @@ import math
 
 import numpy as np
 import pytest
+from helpers import randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
 from tinygrad_norm.nn import functional as F
 
 D, NH, N_CTX = 8, 2, 6
-
-
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def t64(array, requires_grad=False):

@@ -67,7 +67,7 @@ def _hook_of_another_shape():
 
 def _in_place_on_a_view():
     h = tg.ones(2, 3, requires_grad=True) * 2
-    h[0].mul_(3)
+    h.T.mul_(3)
 
 
 def _saved_then_changed():
@@ -371,6 +371,17 @@ CASES = [
          "MulBackward", ["version 1", "version 0", "[3]"], ["clone()"]),
     Case("np.cbrt: on a tensor that requires grad", lambda: np.cbrt(_leaf64()), TypeError,
          "np.cbrt", ["Tensor.cbrt"], ["x.detach()"]),
+    Case("arange: step 0", lambda: tg.arange(0, 1, 0), RuntimeError,
+         "arange", ["step=0"], ["positive step"]),
+    Case("linspace: negative steps", lambda: tg.linspace(0, 1, -1), RuntimeError,
+         "linspace", ["steps=-1"], ["non-negative"]),
+    Case("eye: negative size", lambda: tg.eye(-1), RuntimeError, "eye", ["n=-1"], [">= 0"]),
+    Case("full: a string fill", lambda: tg.full((2,), "a"), TypeError,
+         "full", ["str", "'a'"], ["a number"]),
+    Case("repeat: a negative count", lambda: tg.ones(3).repeat(-1), ValueError,
+         "repeat", ["(-1,)"], [">= 0"]),
+    Case("uniform_: from > to", lambda: tg.zeros(2).uniform_(1, 0), RuntimeError,
+         "uniform_", ["from=1 > to=0"], ["[from, to)"]),
 ]  # fmt: skip
 
 

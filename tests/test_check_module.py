@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import ForgotTheTwo
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
@@ -24,25 +25,13 @@ class NoisyAffine(nn.Module):
         return y
 
 
-class ForgetsTheTwo(tg.Function):
-    @staticmethod
-    def forward(ctx, w):
-        ctx.save_for_backward(w)
-        return w * w
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (w,) = ctx.saved_tensors
-        return grad_output * w  # should be 2 * w
-
-
 class Buggy(nn.Module):
     def __init__(self):
         super().__init__()
         self.w = nn.Parameter(tg.randn(3))
 
     def forward(self, x):
-        return x * ForgetsTheTwo.apply(self.w)
+        return x * ForgotTheTwo.apply(self.w)
 
 
 class Tied(nn.Module):

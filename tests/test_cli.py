@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import numpy as np
+from helpers import ForgotTheTwo
 
 import tinygrad_norm as tg
 from tinygrad_norm.cli import gradcheck as gradcheck_command
@@ -21,20 +22,7 @@ def test_gradcheck_table_passes_for_the_chosen_ops(capsys):
 
 
 def test_gradcheck_exits_nonzero_when_an_op_is_wrong(capsys, monkeypatch):
-    import tinygrad_norm as tg
-
-    class Twice(tg.Function):  # d(x^2)/dx is 2x; this backward forgets the 2
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (x,) = ctx.saved_tensors
-            return grad_output * x
-
-    bad = OpCase("square_bug", lambda lib, x: Twice.apply(x), np.square, ((3,),))
+    bad = OpCase("square_bug", lambda lib, x: ForgotTheTwo.apply(x), np.square, ((3,),))
     monkeypatch.setattr(gradcheck_command, "CASES", [bad])
     assert main(["gradcheck", "-k", "square_bug"]) == 1
     assert "FAILED: square_bug" in capsys.readouterr().out

@@ -4,6 +4,7 @@ tests/test_oracle_ops.py; more PyTorch comparisons: tests/test_oracle_conv.py.)"
 
 import numpy as np
 import pytest
+from helpers import COURSE_FUNCTIONS, COURSE_MODULES
 
 import tinygrad_norm as tg
 import tinygrad_norm.nn.functional as F
@@ -214,25 +215,11 @@ def test_an_empty_batch_gives_an_empty_batch(fn, shape):
     assert x.grad.shape == x.shape
 
 
-F_NAMES = """conv1d conv2d conv3d conv_transpose1d conv_transpose2d unfold fold max_pool1d
-max_pool2d avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
-adaptive_max_pool2d interpolate pixel_shuffle pixel_unshuffle binary_cross_entropy
-binary_cross_entropy_with_logits nll_loss l1_loss smooth_l1_loss huber_loss kl_div
-cosine_embedding_loss margin_ranking_loss hinge_embedding_loss poisson_nll_loss
-gaussian_nll_loss ctc_loss soft_margin_loss cosine_similarity pairwise_distance""".split()
-NN_NAMES = """Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d MaxPool1d MaxPool2d AvgPool1d
-AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d Flatten
-Unflatten Upsample UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle Unfold
-Fold ZeroPad1d ZeroPad2d BCELoss BCEWithLogitsLoss NLLLoss L1Loss SmoothL1Loss HuberLoss
-KLDivLoss CosineEmbeddingLoss MarginRankingLoss HingeEmbeddingLoss PoissonNLLLoss
-GaussianNLLLoss CTCLoss SoftMarginLoss CosineSimilarity PairwiseDistance""".split()
-
-
 def test_issue_12_items_7_and_8_are_all_here():
     """Every convolution, pooling and loss name a course uses (issue 12 items 7 and 8, issue
     13's layers): in F and in F.__all__, as a module in nn, and tg.cdist."""
-    missing = [f"F.{n}" for n in F_NAMES if not callable(getattr(F, n, None))]
-    missing += [f"F.__all__: {n}" for n in F_NAMES if n not in F.__all__]
-    missing += [f"nn.{n}" for n in NN_NAMES if not isinstance(getattr(tg.nn, n, None), type)]
+    missing = [f"F.{n}" for n in COURSE_FUNCTIONS if not callable(getattr(F, n, None))]
+    missing += [f"F.__all__: {n}" for n in COURSE_FUNCTIONS if n not in F.__all__]
+    missing += [f"nn.{n}" for n in COURSE_MODULES if not isinstance(getattr(tg.nn, n, None), type)]
     missing += [] if callable(getattr(tg, "cdist", None)) else ["tg.cdist"]
     assert not missing

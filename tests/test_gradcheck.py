@@ -6,6 +6,7 @@ it fails there, names the element, and, inside a composed function, names the op
 
 import numpy as np
 import pytest
+from helpers import ForgotTheTwo, Square
 
 import tinygrad_norm as tg
 from tinygrad_norm.random import generator, get_rng_state
@@ -21,18 +22,6 @@ def _seed():
 
 
 # --- custom ops, each with one bug -------------------------------------------------------------
-class ForgotTheTwo(tg.Function):
-    """x²: backward forgets the factor 2 (off by a constant factor)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        return grad_output * x
 
 
 class BroadcastMul(tg.Function):
@@ -117,15 +106,10 @@ class Dropout(tg.Function):
         return grad_output * tg.tensor(ctx.mask), None
 
 
-class Jittery(tg.Function):
+class Jittery(Square):
     """x², whose backward adds 1e-9 times how often it ran: tiny, but not deterministic."""
 
     calls = 0
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -425,13 +409,8 @@ def test_raise_exception_false_returns_a_falsy_result_with_the_same_table():
     assert isinstance(caught.value, RuntimeError)
 
 
-class _Float32Gradient(tg.Function):
+class _Float32Gradient(Square):
     """x², whose backward returns its gradient in float32 whatever the input's dtype."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x * x
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -10,23 +10,10 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from helpers import UNPICKLED, RunsCodeWhenUnpickled
 
 import tinygrad_norm as tg
 from tinygrad_norm.io import load, save
-
-UNPICKLED = []
-
-
-def _record_unpickling(tag):
-    UNPICKLED.append(tag)
-    return tag
-
-
-class _RunsCodeWhenUnpickled:
-    """Unpickling this object calls ``_record_unpickling``: proof that a loader ran code."""
-
-    def __reduce__(self):
-        return (_record_unpickling, ("code ran",))
 
 
 class TensorLike:
@@ -265,7 +252,7 @@ def test_loading_an_object_array_is_refused_without_unpickling(tmp_path):
     np.savez(  # np.savez pickles object arrays by default: this is the dangerous kind of file
         path,
         weight=np.ones(2),
-        payload=np.array([_RunsCodeWhenUnpickled(), None], dtype=object),
+        payload=np.array([RunsCodeWhenUnpickled(), None], dtype=object),
     )
     UNPICKLED.clear()
     with pytest.raises(ValueError, match="object arrays are refused.*unpickl") as info:
@@ -287,7 +274,7 @@ def _checkpoint_with(path, manifest_arrays, members):
 
 def test_a_manifest_that_names_an_object_dtype_is_refused(tmp_path):
     path = tmp_path / "evil.npz"
-    payload = np.array([_RunsCodeWhenUnpickled()], dtype=object)
+    payload = np.array([RunsCodeWhenUnpickled()], dtype=object)
     write = lambda m: np.lib.format.write_array(m, payload, allow_pickle=True)  # noqa: E731
     _checkpoint_with(path, {"0": {"dtype": "|O", "shape": [1]}}, {"0.npy": write})
     UNPICKLED.clear()

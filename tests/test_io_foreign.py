@@ -11,20 +11,9 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from helpers import UNPICKLED, RunsCodeWhenUnpickled
 
 import tinygrad_norm as tg
-
-MARKERS = []
-
-
-def _ran(tag):
-    MARKERS.append(tag)
-    return tag
-
-
-class _RunsCode:
-    def __reduce__(self):
-        return (_ran, ("code ran",))
 
 
 # --- .safetensors, written by hand ----------------------------------------------------------------
@@ -179,14 +168,14 @@ def _legacy(path, payload: bytes):
 
 
 def test_pickles_that_name_anything_else_are_refused_without_running_it(tmp_path):
-    evil = pickle.dumps({"w": _RunsCode()}, protocol=2)
+    evil = pickle.dumps({"w": RunsCodeWhenUnpickled()}, protocol=2)
     _legacy(tmp_path / "legacy.pt", evil)
     _torch_zip(tmp_path / "zip.pt", evil, b"")
     (tmp_path / "plain.pt").write_bytes(evil)
-    MARKERS.clear()
+    UNPICKLED.clear()
     for name in ("legacy.pt", "zip.pt"):
         with pytest.raises(
-            pickle.UnpicklingError, match=r"names test_io_foreign\._ran, which is not a tensor"
+            pickle.UnpicklingError, match=r"names helpers\.record_unpickling, which is not a tensor"
         ):
             tg.load(tmp_path / name)
     with pytest.raises(ValueError, match="a pickle that is not a PyTorch checkpoint"):
@@ -195,7 +184,7 @@ def test_pickles_that_name_anything_else_are_refused_without_running_it(tmp_path
     _legacy(tmp_path / "system.pt", os_system)
     with pytest.raises(pickle.UnpicklingError, match="names os.system"):
         tg.load(tmp_path / "system.pt")
-    assert MARKERS == []
+    assert UNPICKLED == []
 
 
 # --- PyTorch files, written by PyTorch ------------------------------------------------------------

@@ -9,15 +9,12 @@ import math
 
 import numpy as np
 import pytest
+from helpers import randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
 
 RTOL = 1e-12
-
-
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def t64(array, requires_grad=False):

@@ -4,13 +4,10 @@ each checked against what it must do and, where PyTorch is installed, against Py
 
 import numpy as np
 import pytest
+from helpers import randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
-
-
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def _torch():

@@ -44,6 +44,7 @@ READING_ORDER = [
     "05_gradient_checking.ipynb",
     "06_train_a_tiny_gpt.ipynb",
     "08_convolution_from_scratch.ipynb",
+    "10_a_cnn_from_scratch.ipynb",
 ]
 
 

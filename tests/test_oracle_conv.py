@@ -5,6 +5,7 @@ import inspect
 
 import numpy as np
 import pytest
+from helpers import COURSE_FUNCTIONS, COURSE_MODULES
 
 import tinygrad_norm as tg
 import tinygrad_norm.nn.functional as F
@@ -242,18 +243,9 @@ def test_parameter_free_layers_match_pytorch(name, args):
 
 
 # --- PyTorch's argument names, in PyTorch's order (where PyTorch's signature is readable) --------
-FUNCTIONS = """conv1d conv2d conv3d conv_transpose1d conv_transpose2d unfold fold max_pool1d
-max_pool2d avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d
-adaptive_max_pool2d interpolate pixel_shuffle pixel_unshuffle binary_cross_entropy
-binary_cross_entropy_with_logits kl_div l1_loss smooth_l1_loss huber_loss soft_margin_loss
-margin_ranking_loss hinge_embedding_loss cosine_embedding_loss poisson_nll_loss
-gaussian_nll_loss ctc_loss cosine_similarity pairwise_distance nll_loss""".split()
-MODULES = """Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d MaxPool1d MaxPool2d AvgPool1d
-AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveMaxPool1d AdaptiveMaxPool2d Upsample
-UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle Unfold Fold ZeroPad1d
-ZeroPad2d Flatten Unflatten BCELoss BCEWithLogitsLoss L1Loss SmoothL1Loss HuberLoss
-SoftMarginLoss KLDivLoss PoissonNLLLoss GaussianNLLLoss MarginRankingLoss HingeEmbeddingLoss
-CosineEmbeddingLoss CTCLoss CosineSimilarity PairwiseDistance""".split()
+FUNCTIONS = COURSE_FUNCTIONS
+# NLLLoss left out: ours has no deprecated size_average / reduce arguments
+MODULES = [name for name in COURSE_MODULES if name != "NLLLoss"]
 
 
 def parameter_names(fn):

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
@@ -18,10 +19,6 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
 
 RTOL, ATOL = 1e-10, 1e-12
-
-
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def compare(ours, theirs, *inputs, copy_weights=True, seed=1, **options):

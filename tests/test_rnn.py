@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import perturbed, randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
@@ -15,21 +16,8 @@ from tinygrad_norm import nn
 RTOL, ATOL = 1e-10, 1e-12
 
 
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
-
-
 def sigmoid(x):
     return 1 / (1 + np.exp(-x))
-
-
-def perturbed(module, seed=1):
-    """float64, with parameters moved off their init (so swapped gates would show)."""
-    module = module.double()
-    rng = np.random.default_rng(seed)
-    for p in module.parameters():
-        p.data[...] += 0.3 * rng.standard_normal(p.shape)
-    return module
 
 
 # --- the equations, in NumPy --------------------------------------------------------------------

@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 import pytest
+from helpers import perturbed, randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
@@ -13,21 +14,9 @@ from tinygrad_norm import nn
 RTOL, ATOL = 1e-10, 1e-12
 
 
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
-
-
 def softmax(x):
     e = np.exp(x - x.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
-
-
-def perturbed(module, seed=1):
-    module = module.double()
-    rng = np.random.default_rng(seed)
-    for p in module.parameters():
-        p.data[...] += 0.3 * rng.standard_normal(p.shape)
-    return module
 
 
 # --- MultiheadAttention -------------------------------------------------------------------------

@@ -121,14 +121,40 @@ def test_in_place_on_a_leaf_that_requires_grad_is_pytorchs_error():
     assert w.tolist() == [5.0, 0.0, 0.0] and w._version == 2
 
 
-def test_in_place_on_a_view_of_a_tensor_that_requires_grad_is_a_clear_error():
+def test_in_place_on_a_slice_is_written_back_into_its_base_as_pytorch():
+    w = tg.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tg.float64, requires_grad=True)
+    h = w * 1
+    h[0] += tg.tensor([10.0, 20.0], dtype=tg.float64)  # x[i] += v: getitem, iadd, setitem
+    row = h[1]
+    row.mul_(3)  # a view made by indexing: the change is recorded in h
+    assert h.tolist() == [[11.0, 22.0], [9.0, 12.0]] and row.tolist() == [9.0, 12.0]
+    (h * h).sum().backward()
+    assert w.grad.tolist() == [[22.0, 44.0], [54.0, 72.0]]  # PyTorch's
+
+
+def test_backprop_ninja_accumulates_into_rows_of_a_zero_tensor():
+    # makemore's "backprop ninja": dC[ix] += demb[k] with grad mode on
+    rng = np.random.default_rng(0)
+    emb = tg.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    demb = emb * 2
+    ix = [1, 3, 1, 0]
+    dC = tg.zeros(5, 3, dtype=tg.float64)
+    for k in range(4):
+        dC[ix[k]] += demb[k]
+    expected = np.zeros((5, 3))
+    np.add.at(expected, ix, 2 * emb.numpy())
+    np.testing.assert_allclose(dC.numpy(), expected)
+    (dC * dC).sum().backward()
+    np.testing.assert_allclose(emb.grad.numpy(), 2 * 2 * expected[ix], rtol=1e-12)
+
+
+def test_in_place_on_other_views_of_a_tensor_that_requires_grad_is_a_clear_error():
     w = tg.ones(2, 3, requires_grad=True)
     h = w * 2
     with pytest.raises(RuntimeError, match="view of another tensor.*clone"):
-        h[0].mul_(3)
-    row = h.clone()[0]  # a view of a clone is still a view of a tensor that requires grad
-    with pytest.raises(RuntimeError, match="view of another tensor"):
-        row.add_(1)
+        h.T.mul_(3)  # a transposed view: no index to write back through
+    with pytest.raises(RuntimeError, match="leaf"):
+        w[0].add_(1)  # written back into w, a leaf that requires grad
 
 
 def test_recorded_in_place_ops_give_the_out_of_place_gradients():

@@ -7,7 +7,21 @@
 The public names, and nothing else, live here.
 """
 
-from . import amp, autograd, backends, cuda, distributed, linalg, models, nn, optim, random, utils
+from . import (
+    amp,
+    autograd,
+    backends,
+    cuda,
+    distributed,
+    distributions,
+    linalg,
+    models,
+    nn,
+    optim,
+    random,
+    testing,
+    utils,
+)
 from .amp import autocast
 from .autograd.engine import Function
 from .autograd.grad_mode import (
@@ -106,6 +120,18 @@ from .functions import (
     triu,
     unsqueeze,
     var,
+)
+from .functions_course import (
+    addcdiv,
+    addcmul,
+    clamp_max,
+    clamp_min,
+    finfo,
+    hstack,
+    iinfo,
+    row_stack,
+    unbind,
+    vstack,
 )
 from .functions_math import (
     acos,

@@ -81,6 +81,11 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     if dtype is None:
         dtype = _float(None) if isinstance(fill_value, float) else np.asarray(fill_value).dtype
         dtype = np.int64 if np.dtype(dtype).kind in "iu" else dtype
+    if not isinstance(fill_value, (bool, int, float, complex, np.number, np.bool_, Tensor)):
+        raise TypeError(
+            f"full: fill_value must be a number (or a 0-d tensor), got "
+            f"{type(fill_value).__name__} {fill_value!r}"
+        )
     return _new(np.full(_shape("full", (size,), None), fill_value, dtype), None, requires_grad)
 
 
@@ -151,6 +156,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     check_device("arange", device)
     if end is None:
         start, end = 0, start
+    if step == 0:
+        raise RuntimeError(
+            f"arange: step must be nonzero, got step={step} (from {start} to {end}); "
+            "give a positive step to count up or a negative one to count down"
+        )
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = np.int64 if values.dtype.kind in "iu" else dtypes.get_default_dtype()
@@ -159,11 +169,15 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     check_device("linspace", device)
+    if int(steps) < 0:
+        raise RuntimeError(f"linspace: number of steps must be non-negative, got steps={steps}")
     return _new(np.linspace(start, end, int(steps)), _float(dtype), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     check_device("eye", device)
+    if n < 0 or m is not None and m < 0:
+        raise RuntimeError(f"eye: n and m must be >= 0, got n={n}, m={m}")
     return _new(np.eye(n, m), _float(dtype), requires_grad)
 
 

@@ -47,6 +47,7 @@ from .ops.elementwise import (
 from .ops.movement import Clone, GetItem
 from .printing import format_tensor
 from .tensor_methods.compat import CompatMethods, to_arguments
+from .tensor_methods.course import CourseMethods
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
 from .tensor_methods.movement import MovementMethods
@@ -67,6 +68,7 @@ class Tensor(
     MathMethods,
     ShapeMethods,
     CompatMethods,
+    CourseMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
@@ -77,7 +79,7 @@ class Tensor(
 
     __slots__ = ("array", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
     # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
-    __slots__ += ("_versions", "_base", "_base_grad_fn")
+    __slots__ += ("_versions", "_base", "_base_grad_fn", "_view_index")
 
     def __init__(self, data, requires_grad=False, dtype=None, name=None):
         if not isinstance(requires_grad, (bool, np.bool_)):
@@ -91,7 +93,7 @@ class Tensor(
         self.grad_fn = None
         self.name = name
         self._hooks = []
-        self._versions = self._base = self._base_grad_fn = None
+        self._versions = self._base = self._base_grad_fn = self._view_index = None
         self.requires_grad = False
         if requires_grad:
             self.requires_grad_(True)
@@ -101,7 +103,7 @@ class Tensor(
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
         t.array, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
-        t.grad = t.name = t._versions = t._base = t._base_grad_fn = None
+        t.grad = t.name = t._versions = t._base = t._base_grad_fn = t._view_index = None
         return t
 
     @property
@@ -401,13 +403,16 @@ class Tensor(
             ints, rest = ints_first(index)
             if ints:  # PyTorch's order: the integers select, then the arrays index the rest
                 return GetItem.apply(GetItem.apply(self, index=ints), index=rest)
-            return GetItem.apply(self, index=index)
+            out = GetItem.apply(self, index=index)
         except IndexError as error:
             hint = "; an axis of size n takes indices -n to n - 1" if "bounds" in str(error) else ""
             raise IndexError(
                 f"index: {error} (indexing a tensor of shape {self.shape} with "
                 f"{describe_index(index)}){hint}"
             ) from None
+        if out._base is self:  # a view: an in-place change of it can be written back here
+            out._view_index = index
+        return out
 
 
 class _HookHandle:

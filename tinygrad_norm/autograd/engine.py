@@ -46,9 +46,9 @@ from .grad_mode import is_grad_enabled, set_grad_enabled
 class GraphTensor:
     """What the engine needs of a tensor; `tensor.Tensor` is its one subclass.
 
-    `.data` (the array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made it, None
-    for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an array in a
-    new Tensor.
+    `.array` (the NumPy array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made
+    it, None for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an
+    array in a new Tensor.
     """
 
     __slots__ = ()
@@ -65,13 +65,20 @@ class Context:
     """
 
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
+        # What every call has (most calls, e.g. the ops inside a backward, stop here) ...
         self.fn = fn  # the Function subclass that made this node
         self.needs_input_grad = needs_input_grad  # one bool per positional argument
-        self.args, self.kwargs = (), {}  # forward's arguments, Tensors kept as Tensors
-        self.inputs = ()  # the Tensor arguments, in order
-        self.edges = ()  # for each Tensor argument: its grad_fn, or the leaf itself
-        self.input_meta = ()  # for each Tensor argument: (shape, dtype) of its gradient
         self.saved = ()  # what save_for_backward kept
+
+    def record(self, args: tuple, kwargs: dict, tensors: tuple, output, returned) -> None:
+        """Join this node to the graph after forward ran (called by `Function.apply`).
+        `returned` is what forward returned, `output` the same as an array."""
+        # ... and what a node of the graph has.
+        self.args, self.kwargs = args, kwargs  # forward's arguments, Tensors kept as Tensors
+        self.inputs = tensors  # the Tensor arguments, in order
+        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)  # grad goes
+        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)  # grads' too
+        self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
         self.hooks = []  # hooks on the gradient of this node's output
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
@@ -100,7 +107,7 @@ class Context:
         # Only reached when `attr` is missing, e.g. an array attribute that backward freed.
         if "fn" not in self.__dict__:  # not made by __init__ (copy, pickle): no name to give
             raise AttributeError(attr)
-        hint = f" ({HINT})" if self.__dict__["released"] else ""
+        hint = f" ({HINT})" if self.__dict__.get("released") else ""
         raise AttributeError(f"{self!r} has no attribute {attr!r}{hint}")
 
     @property
@@ -119,19 +126,11 @@ class Context:
     def __repr__(self) -> str:
         return f"<{self.fn.__name__}Backward>"
 
-    def record(self, args: tuple, kwargs: dict, tensors: tuple, output, returned) -> None:
-        """Join this node to the graph after forward ran (called by `Function.apply`).
-        `returned` is what forward returned, `output` the same as an array."""
-        self.args, self.kwargs, self.inputs = args, kwargs, tensors
-        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
-        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)
-        self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
-
     def remember_versions(self, output) -> None:
         """Note the version of every tensor backward will read (saved tensors, the output if
         saved, inputs whose arrays forward kept on ctx), to catch in-place changes later."""
         read = [output if isinstance(s, _Output) else s for s in self.saved]
-        if len(self.__dict__) > _CONTEXT_FIELDS:  # forward also kept arrays on ctx
+        if len(self.__dict__) > _NODE_FIELDS:  # forward also kept arrays on ctx
             kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
             read += [t for t in self.inputs if id(t.array) in kept]
         # Not the output tensor itself (it holds this node: a reference cycle), its counter.
@@ -165,7 +164,18 @@ class Context:
         exactly that input's shape and dtype."""
         if self.versions:
             self.check_versions()
-        grads = self.fn.backward(self, grad_output)
+        grads = self._one_per_argument(self.fn.backward(self, grad_output))
+        tensor_grads = []  # one per Tensor argument, in order
+        for a, g, needs in zip(self.args, grads, self.needs_input_grad):
+            if isinstance(a, GraphTensor):
+                i = len(tensor_grads)
+                given = needs and g is not None
+                tensor_grads.append(self._as_input_gradient(i, g, grad_output) if given else None)
+        return tuple(tensor_grads)
+
+    def _one_per_argument(self, grads) -> tuple:
+        """What backward returned, as one gradient (or None) per positional argument of
+        forward; trailing Nones for arguments that need no gradient may be left out."""
         grads = grads if isinstance(grads, tuple) else (grads,)
         n_args = len(self.needs_input_grad)
         if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
@@ -175,13 +185,7 @@ class Context:
                 f"{self.name}: backward returned {len(grads)} gradients but forward took "
                 f"{n_args} arguments; return one per argument (None for those that need none)"
             )
-        tensor_grads = []  # one per Tensor argument, in order
-        for a, g, needs in zip(self.args, grads, self.needs_input_grad):
-            if isinstance(a, GraphTensor):
-                i = len(tensor_grads)
-                given = needs and g is not None
-                tensor_grads.append(self._as_input_gradient(i, g, grad_output) if given else None)
-        return tuple(tensor_grads)
+        return grads
 
     def _as_input_gradient(self, i: int, g, like):
         """A gradient backward returned for input `i`, as a Tensor of that input's shape and
@@ -205,7 +209,14 @@ class Context:
         return g
 
 
-_CONTEXT_FIELDS = len(Context(None, ()).__dict__)  # how many attributes Context.__init__ sets
+def _count_node_fields() -> int:
+    """How many attributes `__init__` and `record` give a node (forward may add its own)."""
+    node = Context(None, ())
+    node.record((), {}, (), None, None)
+    return len(node.__dict__)
+
+
+_NODE_FIELDS = _count_node_fields()
 
 
 class _Output:

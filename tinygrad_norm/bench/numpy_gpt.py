@@ -159,6 +159,28 @@ def gelu_backward(dy, x, t):
     return inner
 
 
+def conv1d(x, p, name):
+    """GPT-2's Conv1D layer `name` (weight (in, out)) on x (N, in): x @ weight + bias."""
+    y = x @ p[name + ".weight"]
+    y += p[name + ".bias"]
+    return y
+
+
+def conv1d_backward(dy, x, p, name, grads):
+    """Stores the gradients of `name`'s weight (x.T @ dy) and bias in grads; returns dx."""
+    grads[name + ".weight"] = x.T @ dy
+    grads[name + ".bias"] = dy.sum(axis=0)
+    return dy @ p[name + ".weight"].T
+
+
+def layer_norm_grads(dy, p, name, cache, grads):
+    """layer_norm_backward for the LayerNorm `name`: stores its weight and bias gradients."""
+    dx, grads[name + ".weight"], grads[name + ".bias"] = layer_norm_backward(
+        dy, p[name + ".weight"], cache
+    )
+    return dx
+
+
 def embedding_backward(dx, index, n_rows):
     """Sum the rows of dx (N, d) into a (n_rows, d) table at `index` (N,): sort + reduceat."""
     order = np.argsort(index, kind="stable")
@@ -199,19 +221,12 @@ class NumpyGPT:
         for i in range(self.n_layer):
             h = f"transformer.h.{i}."
             a_in, ln1 = layer_norm(x, p[h + "ln_1.weight"], p[h + "ln_1.bias"], eps)
-            qkv = a_in @ p[h + "attn.c_attn.weight"]
-            qkv += p[h + "attn.c_attn.bias"]
-            att_y, att = attention(qkv, B, T, nh, mask)
-            proj = att_y @ p[h + "attn.c_proj.weight"]
-            proj += p[h + "attn.c_proj.bias"]
-            x = x + proj
+            att_y, att = attention(conv1d(a_in, p, h + "attn.c_attn"), B, T, nh, mask)
+            x = x + conv1d(att_y, p, h + "attn.c_proj")
             m_in, ln2 = layer_norm(x, p[h + "ln_2.weight"], p[h + "ln_2.bias"], eps)
-            f = m_in @ p[h + "mlp.c_fc.weight"]
-            f += p[h + "mlp.c_fc.bias"]
+            f = conv1d(m_in, p, h + "mlp.c_fc")
             g, t = gelu(f)
-            out = g @ p[h + "mlp.c_proj.weight"]
-            out += p[h + "mlp.c_proj.bias"]
-            x += out
+            x += conv1d(g, p, h + "mlp.c_proj")
             caches.append((a_in, ln1, att_y, att, m_in, ln2, f, t, g))
         xf, lnf = layer_norm(x, p["transformer.ln_f.weight"], p["transformer.ln_f.bias"], eps)
         logits = xf @ wte.T  # (N, V)
@@ -232,34 +247,19 @@ class NumpyGPT:
         grads = {}
         dwte = dlogits.T @ xf  # (V, d): the head's share of the tied weight
         dx = dlogits @ wte  # (N, d)
-        dx, grads["transformer.ln_f.weight"], grads["transformer.ln_f.bias"] = layer_norm_backward(
-            dx, p["transformer.ln_f.weight"], lnf
-        )
+        dx = layer_norm_grads(dx, p, "transformer.ln_f", lnf, grads)
         for i in reversed(range(self.n_layer)):
             h = f"transformer.h.{i}."
             a_in, ln1, att_y, att, m_in, ln2, f, t, g = caches[i]
             # x = x + mlp(ln_2(x))
-            grads[h + "mlp.c_proj.weight"] = g.T @ dx
-            grads[h + "mlp.c_proj.bias"] = dx.sum(axis=0)
-            df = gelu_backward(dx @ p[h + "mlp.c_proj.weight"].T, f, t)
-            grads[h + "mlp.c_fc.weight"] = m_in.T @ df
-            grads[h + "mlp.c_fc.bias"] = df.sum(axis=0)
-            dm = df @ p[h + "mlp.c_fc.weight"].T
-            dm, grads[h + "ln_2.weight"], grads[h + "ln_2.bias"] = layer_norm_backward(
-                dm, p[h + "ln_2.weight"], ln2
-            )
-            dx += dm
+            df = gelu_backward(conv1d_backward(dx, g, p, h + "mlp.c_proj", grads), f, t)
+            dm = conv1d_backward(df, m_in, p, h + "mlp.c_fc", grads)
+            dx += layer_norm_grads(dm, p, h + "ln_2", ln2, grads)
             # x = x + attn(ln_1(x))
-            grads[h + "attn.c_proj.weight"] = att_y.T @ dx
-            grads[h + "attn.c_proj.bias"] = dx.sum(axis=0)
-            dqkv = attention_backward(dx @ p[h + "attn.c_proj.weight"].T, att, B, T, nh)
-            grads[h + "attn.c_attn.weight"] = a_in.T @ dqkv
-            grads[h + "attn.c_attn.bias"] = dqkv.sum(axis=0)
-            da = dqkv @ p[h + "attn.c_attn.weight"].T
-            da, grads[h + "ln_1.weight"], grads[h + "ln_1.bias"] = layer_norm_backward(
-                da, p[h + "ln_1.weight"], ln1
-            )
-            dx += da
+            datt = conv1d_backward(dx, att_y, p, h + "attn.c_proj", grads)
+            dqkv = attention_backward(datt, att, B, T, nh)
+            da = conv1d_backward(dqkv, a_in, p, h + "attn.c_attn", grads)
+            dx += layer_norm_grads(da, p, h + "ln_1", ln1, grads)
         dpos = dx.reshape(B, T, -1).sum(axis=0)  # (T, d)
         dwpe = np.zeros_like(wpe)
         dwpe[:T] = dpos

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import runpy
 import sys
+import traceback
 
 from ..torch_alias import install_as_torch
 
 HELP = "run a PyTorch script unchanged, with import torch resolved to tinygrad_norm"
+MISSING = re.compile(r"tinygrad_norm does not implement (torch[\w.]*) yet")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,5 +34,22 @@ def run(args: argparse.Namespace) -> int:
     install_as_torch()
     sys.argv = [args.script, *args.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))  # as `python script.py`
-    runpy.run_path(args.script, run_name="__main__")
+    try:
+        runpy.run_path(args.script, run_name="__main__")
+    except (AttributeError, ImportError) as error:
+        missing = MISSING.search(str(error))
+        if missing is None:
+            raise
+        traceback.print_exc()
+        print(f"\nrun: {where_in(args.script, error)} uses {missing.group(1)}, which "
+              "tinygrad_norm does not implement yet", file=sys.stderr)  # fmt: skip
+        return 1
     return 0
+
+
+def where_in(script: str, error: BaseException) -> str:
+    """`train.py, line 12`: the last line of the script itself in the error's traceback."""
+    path = os.path.abspath(script)
+    frames = traceback.extract_tb(error.__traceback__)
+    lines = [f.lineno for f in frames if os.path.abspath(f.filename) == path]
+    return f"{script}, line {lines[-1]}," if lines else f"{script}"

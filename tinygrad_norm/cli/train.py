@@ -3,7 +3,9 @@
 The default learns to sort six digits ("314159=" -> "113459") and then answers puzzles it never
 saw in training (one problem in ten is held out, by a hash of its digits): it prints the
 held-out accuracy and a few answers. `--task add` learns three-digit addition instead;
-`--text FILE` learns FILE character by character and prints samples.
+`--text FILE` learns FILE character by character and prints samples. `--task shapes` (a small
+CNN on generated images of shapes) and `--task parity` (an LSTM on bit strings) train no GPT;
+they take seconds, print the accuracy on held-out shapes or strings, and keep no checkpoint.
 
 `--save PATH` writes a checkpoint (tg.save, a .npz): the model's config and weights, the
 optimizer, the step, the loss curve so far, the random states and the options. It is written
@@ -31,9 +33,11 @@ from ..optim import AdamW
 from ..random import get_rng_state, manual_seed, set_rng_state
 from ..training import train
 from ..utils import blas_threads, tune_malloc
+from . import train_small
+from .train_small import Refused, steps_batch_lr
 
 CHECKPOINT_FORMAT = "tinygrad_norm.train"
-HELP = "train a small GPT on a built-in task (or --text FILE); print accuracy and samples"
+HELP = "train a small GPT on a built-in task (or --text FILE), or a CNN or LSTM; print accuracy"
 
 # With the default model (d_model 64, 2 layers, 4 heads), measured over seeds: SortDigits(6)
 # passes 99% held-out accuracy after about 400 steps (5 seeds), AddDigits(3) after 1250-1500
@@ -49,13 +53,17 @@ def add_arguments(parser) -> None:
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--task",
-        choices=sorted(TASKS),
+        choices=sorted(TASKS) + sorted(train_small.DEFAULTS),
         default="sort",
-        help="the built-in task: sort six digits (default) or add two three-digit numbers",
+        help="the built-in task: sort six digits (default) or add two three-digit numbers; "
+        "shapes: a small CNN classifies generated images; parity: an LSTM tracks a bit's parity "
+        "(these two ignore the GPT's sizes and keep no checkpoint)",
     )
     what.add_argument("--text", metavar="FILE", help="train a character-level model on FILE")
     parser.add_argument(
-        "--steps", type=int, help="training steps (sort: 600, add: 2000, text: 1000)"
+        "--steps",
+        type=int,
+        help="training steps (sort: 600, add: 2000, text: 1000, shapes: 800, parity: 200)",
     )
     parser.add_argument("--batch-size", type=int, help="sequences per step (tasks: 64, text: 32)")
     parser.add_argument("--lr", type=float, help="peak learning rate (tasks: 3e-3, text: 2e-3)")
@@ -92,10 +100,6 @@ def add_arguments(parser) -> None:
     )
 
 
-class Refused(Exception):
-    """A problem with the command's options or files, found before training starts."""
-
-
 # The options a checkpoint keeps, so that --resume needs none of them again.
 SAVED_OPTIONS = (
     "task", "text", "steps", "batch_size", "lr", "d_model", "n_layer", "n_head", "block_size",
@@ -117,6 +121,8 @@ def run(args) -> int:
 def _run(args, stop) -> int:
     try:
         checkpoint = _resume_options(args) if args.resume else None
+        if args.text is None and args.task in train_small.DEFAULTS:
+            return train_small.run(args, stop)  # a CNN or an LSTM, not a GPT
         data, steps, batch_size, lr, warmup = _check_options(args)
     except Refused as err:
         print(f"error: {err}")
@@ -255,18 +261,11 @@ def _check_options(args):
         sizes = f"--d-model {args.d_model}, --n-layer {args.n_layer}, --n-head {args.n_head}"
         raise Refused(f"{sizes}: {err}") from None
     defaults = DEFAULTS["text" if args.text is not None else args.task]
-    steps = args.steps if args.steps is not None else defaults["steps"]
-    batch_size = args.batch_size if args.batch_size is not None else defaults["batch_size"]
-    lr = args.lr if args.lr is not None else defaults["lr"]
-    for name, value in (
-        ("steps", steps),
-        ("batch-size", batch_size),
-        ("eval-size", args.eval_size),
+    steps, batch_size, lr = steps_batch_lr(
+        args, defaults,
         ("block-size", args.block_size),
         ("save-every", 1 if args.save_every is None else args.save_every),
-    ):
-        if value < 1:
-            raise Refused(f"--{name} must be at least 1, got {value}")
+    )  # fmt: skip
     if args.save_every is not None and not args.save:
         raise Refused("--save-every needs --save PATH (where to write the checkpoints)")
     if args.save:

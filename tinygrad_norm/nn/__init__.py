@@ -37,7 +37,7 @@ from .containers import (
     Sequential,
 )
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .linear import Conv1D, Embedding, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .loss_more import (

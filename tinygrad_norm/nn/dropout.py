@@ -38,3 +38,32 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    """Channel dropout for (N, C, L) or (C, L) inputs: each channel is zeroed whole with
+    probability p, the rest scaled by 1 / (1 - p) (Tompson et al., 2015); see F.dropout1d."""
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        return F.dropout1d(input, self.p, self.training)
+
+
+class Dropout2d(Dropout):
+    """Channel dropout for (N, C, H, W) or (C, H, W) inputs: each feature map is zeroed whole
+    with probability p, the rest scaled by 1 / (1 - p); see F.dropout2d.
+
+    >>> import tinygrad_norm as tg
+    >>> Dropout2d(0.5).eval()(tg.ones(1, 2, 1, 1)).flatten().tolist()
+    [1.0, 1.0]
+    """
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        return F.dropout2d(input, self.p, self.training)
+
+
+class AlphaDropout(Dropout):
+    """Dropout for SELU networks: keeps mean 0 and variance 1 (Klambauer et al., 2017); see
+    F.alpha_dropout."""
+
+    def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
+        return F.alpha_dropout(input, self.p, self.training)

@@ -23,33 +23,12 @@ from ..random import numpy_generator
 from ..tensor import Tensor
 from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
 from .functional_activation import __all__ as _activations
-from .functional_conv import (
-    conv1d,
-    conv2d,
-    conv3d,
-    conv_transpose1d,
-    conv_transpose2d,
-    fold,
-    unfold,
-)
+from .functional_conv import *  # noqa: F403 - conv1d ... conv_transpose2d, fold, unfold
+from .functional_conv import __all__ as _convolutions
 from .functional_ctc import ctc_loss
-from .functional_loss import (
-    binary_cross_entropy,
-    binary_cross_entropy_with_logits,
-    cosine_embedding_loss,
-    cosine_similarity,
-    gaussian_nll_loss,
-    hinge_embedding_loss,
-    huber_loss,
-    kl_div,
-    l1_loss,
-    legacy_reduction,
-    margin_ranking_loss,
-    pairwise_distance,
-    poisson_nll_loss,
-    smooth_l1_loss,
-    soft_margin_loss,
-)
+from .functional_loss import *  # noqa: F403 - the losses and distances
+from .functional_loss import __all__ as _losses
+from .functional_loss import legacy_reduction
 from .functional_norm import (  # shared helpers
     _constant,
     _maybe,
@@ -59,19 +38,8 @@ from .functional_norm import (  # shared helpers
     layer_norm,
     rms_norm,
 )
-from .functional_pool import (
-    adaptive_avg_pool1d,
-    adaptive_avg_pool2d,
-    adaptive_max_pool1d,
-    adaptive_max_pool2d,
-    avg_pool1d,
-    avg_pool2d,
-    interpolate,
-    max_pool1d,
-    max_pool2d,
-    pixel_shuffle,
-    pixel_unshuffle,
-)
+from .functional_pool import *  # noqa: F403 - pooling, interpolate, pixel_shuffle
+from .functional_pool import __all__ as _poolings
 from .functional_shape import normalize, one_hot, pad  # noqa: F401 - re-exported
 
 __all__ = [
@@ -100,41 +68,10 @@ __all__ = [
     "sigmoid",
     "softmax",
     "tanh",
-    # convolution and pooling (functional_conv.py, functional_pool.py)
-    "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d",
-    "adaptive_max_pool1d",
-    "adaptive_max_pool2d",
-    "avg_pool1d",
-    "avg_pool2d",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "conv_transpose1d",
-    "conv_transpose2d",
-    "fold",
-    "interpolate",
-    "max_pool1d",
-    "max_pool2d",
-    "pixel_shuffle",
-    "pixel_unshuffle",
-    "unfold",
-    # losses and distances (functional_loss.py, functional_ctc.py)
-    "binary_cross_entropy",
-    "binary_cross_entropy_with_logits",
-    "cosine_embedding_loss",
-    "cosine_similarity",
     "ctc_loss",
-    "gaussian_nll_loss",
-    "hinge_embedding_loss",
-    "huber_loss",
-    "kl_div",
-    "l1_loss",
-    "margin_ranking_loss",
-    "pairwise_distance",
-    "poisson_nll_loss",
-    "smooth_l1_loss",
-    "soft_margin_loss",
+    *_convolutions,  # functional_conv.py
+    *_poolings,  # functional_pool.py
+    *_losses,  # functional_loss.py
     *_activations,
 ]
 

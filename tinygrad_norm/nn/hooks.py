@@ -114,6 +114,20 @@ def call_module(module, args: tuple, kwargs: dict):
     return output
 
 
+def _join_wanted(items: list, on_done):
+    """Replaces, in `items`, each Tensor that requires grad by its piece of one joined node
+    (`_join`), whose backward calls `on_done`. Returns the number of Tensors, the positions
+    among them of those that require grad (the slots), and `_join`'s `reached` (or None)."""
+    where = [i for i, item in enumerate(items) if isinstance(item, Tensor)]
+    wanted = [(k, i) for k, i in enumerate(where) if items[i].requires_grad]
+    if not wanted:
+        return len(where), [], None
+    pieces, reached = _join([items[i] for _, i in wanted], on_done)
+    for (_, i), piece in zip(wanted, pieces):
+        items[i] = piece
+    return len(where), [k for k, _ in wanted], reached
+
+
 class BackwardHook:
     """One call's backward hooks: it joins the differentiable inputs (and outputs) into one
     node each, and calls the module's hooks when their gradients are complete."""
@@ -126,29 +140,17 @@ class BackwardHook:
         self.grad_outputs = None  # set when the outputs' gradients are complete
 
     def wrap_inputs(self, args: tuple) -> tuple:
-        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.n_inputs = len(positions)
-        wanted = [(k, i) for k, i in enumerate(positions) if args[i].requires_grad]
-        self.input_slots = [k for k, _ in wanted]
-        if not wanted:
-            return args
-        pieces, self.input_reached = _join([args[i] for _, i in wanted], self._on_inputs)
-        args = list(args)
-        for (_, i), piece in zip(wanted, pieces):
-            args[i] = piece
-        return tuple(args)
+        items = list(args)
+        self.n_inputs, self.input_slots, self.input_reached = _join_wanted(items, self._on_inputs)
+        return tuple(items) if self.input_slots else args
 
     def wrap_outputs(self, output):
         items = list(output) if isinstance(output, tuple) else [output]
-        where = [i for i, o in enumerate(items) if isinstance(o, Tensor)]
-        self.n_outputs = len(where)
-        wanted = [(k, i) for k, i in enumerate(where) if items[i].requires_grad]
-        self.output_slots = [k for k, _ in wanted]
-        if not wanted:
+        self.n_outputs, self.output_slots, self.output_reached = _join_wanted(
+            items, self._on_outputs
+        )
+        if not self.output_slots:
             return output
-        pieces, self.output_reached = _join([items[i] for _, i in wanted], self._on_outputs)
-        for (_, i), piece in zip(wanted, pieces):
-            items[i] = piece
         return tuple(items) if isinstance(output, tuple) else items[0]
 
     def _on_outputs(self, grads: list) -> list:

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ..ops.erfinv_numpy import erfinv
 from ..random import numpy_generator
 from ..tensor import Tensor
 
@@ -177,3 +178,46 @@ def kaiming_normal_(
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std, generator)
+
+
+def trunc_normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+    generator=None,
+) -> Tensor:  # fmt: skip
+    """Samples of N(mean, std²) conditioned on a <= x <= b (ViT, timm): drawn by inverting the
+    normal CDF over [Phi((a - mean) / std), Phi((b - mean) / std)], as PyTorch does."""
+    data = _data(tensor, "trunc_normal_")
+    lo, hi = (_normal_cdf((a - mean) / std), _normal_cdf((b - mean) / std))
+    u = numpy_generator(generator, "nn.init.trunc_normal_").uniform(
+        2 * lo - 1, 2 * hi - 1, data.shape
+    )
+    values = mean + std * math.sqrt(2.0) * erfinv(u)  # Phi^-1(p) = sqrt(2) erfinv(2p - 1)
+    data[...] = np.clip(values, a, b)
+    return tensor
+
+
+def _normal_cdf(x: float) -> float:
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """A (semi-)orthogonal matrix times `gain` (Saxe et al., 2013): the Q of the QR of a
+    Gaussian matrix, its signs fixed by R's diagonal so Q is uniform over the orthogonal
+    group; a tensor of more dimensions is flattened to (size(0), rest)."""
+    data = _data(tensor, "orthogonal_")
+    if data.ndim < 2:
+        raise ValueError(
+            "nn.init.orthogonal_: only tensors with 2 or more dimensions are supported"
+        )
+    if data.size == 0:
+        return tensor
+    rows, cols = data.shape[0], data.size // data.shape[0]
+    flat = numpy_generator(generator, "nn.init.orthogonal_").standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    data[...] = (gain * q).reshape(data.shape)
+    return tensor

@@ -48,7 +48,7 @@ class Parameter(Tensor):
         self.name = None
         self._hooks = []
         self._versions = data._version_counter() if isinstance(data, Tensor) else None
-        self._base = self._base_grad_fn = None
+        self._base = self._base_grad_fn = self._view_index = None
         self.requires_grad = bool(requires_grad)
 
     def __repr__(self) -> str:

@@ -56,6 +56,25 @@ def _activation(activation):
 class _FeedForwardLayer(Module):
     """What the encoder and decoder layers share: the feed-forward block and the activation."""
 
+    def _add_sublayers(
+        self, n, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+        dtype,
+    ) -> None:  # fmt: skip
+        """After the attention modules, in PyTorch's order (so state dicts match): linear1,
+        dropout, linear2, norm_first, norm1..norm{n}, dropout1..dropout{n}, activation; one
+        LayerNorm and one Dropout per residual sub-layer (2 in the encoder, 3 in the decoder)."""
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        for i in range(1, n + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+        for i in range(1, n + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _activation(activation)
+        if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
+            self.to(dtype)
+
     def _ff_block(self, x: Tensor) -> Tensor:
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
@@ -103,17 +122,10 @@ class TransformerEncoderLayer(_FeedForwardLayer):
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation)
-        if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
-            self.to(dtype)
+        self._add_sublayers(
+            2, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+            dtype,
+        )  # fmt: skip
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> Tensor:
         x = src
@@ -165,19 +177,10 @@ class TransformerDecoderLayer(_FeedForwardLayer):
         attn = dict(dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype)
         self.self_attn = MultiheadAttention(d_model, nhead, **attn)
         self.multihead_attn = MultiheadAttention(d_model, nhead, **attn)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
-        if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
-            self.to(dtype)
+        self._add_sublayers(
+            3, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
+            dtype,
+        )  # fmt: skip
 
     def forward(
         self,

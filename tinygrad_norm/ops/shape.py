@@ -137,6 +137,8 @@ def repeat(x, *sizes):
     sizes = _sizes(sizes, "repeat")
     if len(sizes) < x.ndim:
         raise ShapeError(f"repeat: give at least one count per dimension ({x.ndim}), got {sizes}")
+    if any(r < 0 for r in sizes):
+        raise ShapeError(f"repeat: counts must be >= 0, got {sizes}")
     shape = (1,) * (len(sizes) - x.ndim) + x.shape
     interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
     expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)

@@ -40,16 +40,10 @@ class Adam(Optimizer):
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
     ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
-        defaults = dict(
-            lr=lr,
-            betas=tuple(betas),
-            eps=eps,
-            weight_decay=weight_decay,
-            amsgrad=amsgrad,
-            maximize=maximize,
+        defaults = _adam_defaults(
+            lr, betas, eps, weight_decay, amsgrad=amsgrad, maximize=maximize,
             decoupled_weight_decay=decoupled_weight_decay,
-        )
+        )  # fmt: skip
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group) -> None:
@@ -67,6 +61,13 @@ class Adam(Optimizer):
         update = np.divide(m, denom, out=scratch)
         update *= -step_size
         p += update  # p -= step_size * m / denom
+
+
+def _adam_defaults(lr, betas, eps, weight_decay, **options) -> dict:
+    """Checks the options every Adam relative has; returns the param group defaults: lr, betas,
+    eps, weight_decay, then `options` in their order (the order of PyTorch's state_dict)."""
+    _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
+    return dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, **options)
 
 
 def _update_moments(m, v, grad, beta1, beta2) -> np.ndarray:
@@ -139,9 +140,7 @@ class Adamax(Optimizer):
         *,
         maximize: bool = False,
     ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        super().__init__(params, dict(defaults, maximize=maximize))
+        super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, maximize=maximize))
 
     def _update(self, param, grad, state, group) -> None:
         (beta1, beta2), eps = group["betas"], group["eps"]
@@ -179,12 +178,12 @@ class NAdam(Optimizer):
         *,
         maximize: bool = False,
     ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
+        defaults = _adam_defaults(
+            lr, betas, eps, weight_decay, momentum_decay=momentum_decay, maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )  # fmt: skip
         if not momentum_decay >= 0.0:
             raise ValueError(f"invalid momentum_decay value: {momentum_decay} (it must be >= 0)")
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        defaults.update(momentum_decay=momentum_decay, maximize=maximize)
-        defaults["decoupled_weight_decay"] = decoupled_weight_decay
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group) -> None:
@@ -224,9 +223,10 @@ class RAdam(Optimizer):
         *,
         maximize: bool = False,
     ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
-        defaults.update(maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+        defaults = _adam_defaults(
+            lr, betas, eps, weight_decay, maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
+        )  # fmt: skip
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group) -> None:

@@ -6,5 +6,6 @@
 - `math`: issue 12's trig, rounding, logical/bitwise, reductions, scans and sorting
 - `shape`: gather / scatter / index ops, flip, roll, unfold, diagonal, ..., mm, bmm, dot, kron
 - `compat`: PyTorch habits: device, cpu/cuda, nelement, type(), f"{t:.4f}", new_zeros, random fills
+- `course`: t(), mT, int(), half(), clamp_min, stride(), exp_/relu_/..., addcmul_, lerp_
 - `size`: `Size`, the shape as a tuple printed `torch.Size([2, 3])`
 """

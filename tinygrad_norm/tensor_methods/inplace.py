@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.engine import GraphTensor
+from ..autograd.features import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
@@ -67,6 +68,8 @@ class InPlaceMethods:
             self.requires_grad
             or any(isinstance(o, GraphTensor) and o.requires_grad for o in others)
         )
+        if recording and self._view_index is not None:
+            return _change_a_slice(self, compute)
         if recording:
             _refuse_leaf_or_view(self, op)
             old = self._make(self.array.copy(), self.requires_grad, self.grad_fn)
@@ -129,6 +132,10 @@ class InPlaceMethods:
 
     def uniform_(self, a=0.0, b=1.0, *, generator=None):
         """Fill with values drawn uniformly from [a, b) by `generator` (or the global one)."""
+        if a > b:
+            raise RuntimeError(
+                f"uniform_: expects to return a [from, to) range, but from={a} > to={b}"
+            )
 
         def draw(t):
             values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
@@ -179,6 +186,22 @@ class InPlaceMethods:
             return IndexPut.apply(t, value, ints=ints, rest=rest)
 
         self._change_in_place("setitem", put, value)
+
+
+def _change_a_slice(view, compute):
+    """A recorded in-place change of `view = base[index]` (basic indexing): the new values are
+    written into the base, recorded there as an index-put (what PyTorch's CopySlices does), and
+    the view becomes `base[index]` of the changed base. So `x[i] += v` and `row = h[0];
+    row.mul_(2)` give PyTorch's gradients for both `x` (or `h`) and the view."""
+    base, index = view._base, view._view_index
+    if base.grad_fn is not view._base_grad_fn:
+        refuse_stale_view(view, "in-place change")
+    old = view._make(view.array.copy(), view.requires_grad, view.grad_fn)
+    base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
+    fresh = base[index]
+    view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
+    view._base_grad_fn = base.grad_fn
+    return view
 
 
 def _replace(t, values):

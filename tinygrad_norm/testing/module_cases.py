@@ -201,6 +201,9 @@ CASES = [
     ModuleCase("Softmax(dim=-1)", lambda: nn.Softmax(dim=-1), _normal(3, 4)),
     ModuleCase("LogSoftmax(dim=1)", lambda: nn.LogSoftmax(dim=1), _normal(2, 3, 4)),
     ModuleCase("Dropout(0.4)", lambda: nn.Dropout(0.4), _normal(3, 5)),
+    ModuleCase("Dropout1d(0.4)", lambda: nn.Dropout1d(0.4), _normal(2, 4, 3)),
+    ModuleCase("Dropout2d(0.4)", lambda: nn.Dropout2d(0.4), _normal(2, 4, 2, 2)),
+    ModuleCase("AlphaDropout(0.3)", lambda: nn.AlphaDropout(0.3), _normal(3, 5)),
     # --- losses ---------------------------------------------------------------------------------
     ModuleCase("CrossEntropyLoss", lambda: nn.CrossEntropyLoss(), _classes(4, 5)),
     ModuleCase(
