@@ -96,6 +96,30 @@ def test_max_pool_ties_go_to_the_first_maximum_as_pytorch():
     assert x.grad.tolist() == [[[[1.0, 0.0], [0.0, 0.0]]]]
 
 
+@pytest.mark.parametrize(
+    "kernel, stride, pads",
+    [((2, 2), (2, 2), ((0, 0), (0, 0))), ((3, 2), (1, 2), ((1, 1), (0, 0)))],
+)
+def test_fused_max_pool_equals_its_composed_reference(kernel, stride, pads):
+    """`MaxPool` (one node) and `max_pool_reference` (Unfold, masked_fill, sum): the same
+    values, gradients and second derivatives; overlapping windows add their gradients."""
+    from tinygrad_norm.ops import pool
+    from tinygrad_norm.ops.conv import windows
+
+    rng = np.random.default_rng(0)
+    x = tg.tensor(rng.standard_normal((2, 3, 5, 6)), requires_grad=True)
+    g = windows("max_pool2d", x.shape[2:], kernel, stride, (1, 1), pads)
+    fused, composed = pool.MaxPool.apply(x, g), pool.max_pool_reference(x, g)
+    np.testing.assert_array_equal(fused.data, composed.data)
+    upstream = tg.tensor(rng.standard_normal(fused.shape))
+    (a,) = tg.autograd.grad(fused, [x], upstream)
+    (b,) = tg.autograd.grad(composed, [x], upstream)
+    np.testing.assert_allclose(a.data, b.data, rtol=1e-15)
+    assert fused.grad_fn.name == "MaxPoolBackward" and fused.grad_fn.edges[0] is x
+    assert tg.gradcheck(lambda t: pool.MaxPool.apply(t, g), (x,))
+    assert tg.gradgradcheck(lambda t: pool.MaxPool.apply(t, g), (x,))
+
+
 def test_max_pool_indices_point_at_the_maxima():
     x = t(2, 3, 7, 6, requires_grad=False)
     y, idx = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)

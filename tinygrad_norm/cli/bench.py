@@ -1,21 +1,34 @@
-"""The GPT training-step benchmark: tinygrad_norm against hand-written NumPy and PyTorch eager.
+"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2]`.
 
-Forward + backward + AdamW at three sizes (tiny, small, medium), the systems interleaved step
-by step in one process; ms per step, the ratios, and peak memory per step against the NumPy
-reference; `--alone` also times each system in its own process. The benchmark is
-`tinygrad_norm/bench/gpt_step.py`, which describes what is measured and how.
+- `gpt` (the default): a GPT training step, tinygrad_norm against hand-written NumPy and
+  PyTorch eager, at three sizes (`tinygrad_norm/bench/gpt_step.py` describes what is measured);
+- `course`: PyTorch course code (GPTs, a makemore MLP, a LeNet CNN, an LSTM, an MLP on 2-D
+  points) run unchanged on PyTorch and on tinygrad_norm (`tinygrad_norm/bench/course_suite.py`);
+- `gpt2`: GPT-2 small's training step and greedy generation against PyTorch and Hugging Face
+  transformers (`tinygrad_norm/bench/gpt2_suite.py`).
 """
 
 from __future__ import annotations
 
-from ..bench import gpt_step
+from ..bench import course_suite, gpt2_suite, gpt_step
+from ..utils import tune_malloc
 
-HELP = "time a GPT training step against hand-written NumPy and PyTorch"
+HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2)"
+SUITES = {"course": course_suite, "gpt2": gpt2_suite}
 
 
 def add_arguments(parser) -> None:
+    parser.add_argument(
+        "--suite", choices=("gpt", *SUITES), default="gpt", help="which benchmark (default gpt)"
+    )
     gpt_step.add_arguments(parser)
+    course_suite.add_arguments(parser)
+    gpt2_suite.add_arguments(parser)
 
 
 def run(args) -> int:
-    return gpt_step.run(args)
+    if args.suite == "gpt":
+        return gpt_step.run(args)
+    if args.malloc == "tuned":  # as for --suite gpt: every library alike
+        tune_malloc()
+    return SUITES[args.suite].run(args)

@@ -150,7 +150,7 @@ class BatchNorm1d(_BatchNorm):
     >>> bn = nn.BatchNorm1d(2)
     >>> bn(tg.tensor([[1.0, 10.0], [3.0, 30.0]]))
     tensor([[-1.0000, -1.0000],
-            [ 1.0000,  1.0000]], grad_fn=<AddBackward>)
+            [ 1.0000,  1.0000]], grad_fn=<BatchNormBackward>)
     >>> bn.running_mean, bn.running_var   # 0.9 * (0, 0) + 0.1 * (2, 20); 0.9 + 0.1 * (2, 200)
     (tensor([0.2000, 2.0000]), tensor([ 1.1000, 20.9000]))
     """

@@ -78,6 +78,11 @@ def _normalized_shape(op: str, x, normalized_shape) -> tuple:
     return shape
 
 
+def _same_dtype(t, x) -> bool:
+    """t is None or a Tensor of x's dtype (the fused BatchNorm then keeps it)."""
+    return t is None or (isinstance(t, Tensor) and t.array.dtype == x.array.dtype)
+
+
 def _maybe(t):
     return None if t is None else as_tensor(t)
 
@@ -148,6 +153,8 @@ def batch_norm(
         if running_mean is not None or running_var is not None:
             _update_running(running_mean, momentum, x.array.mean(axis=axes))
             _update_running(running_var, momentum, x.array.var(axis=axes) * (n / (n - 1)))
+        if x.array.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
+            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps)  # one node
         return _affine(_normalize_channels(x, eps), weight, bias)
     else:
         if running_mean is None or running_var is None:

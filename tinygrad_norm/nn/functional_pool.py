@@ -57,11 +57,10 @@ def _max_pool(
 ):  # noqa: A002
     x, unbatched = _batched(op, input, n_space, pooling=True)
     geometry, _ = _pool_windows(op, x, n_space, kernel_size, stride, padding, dilation, ceil_mode)
-    values, indices = pool_ops.max_pool(x, geometry)
-    values = _unbatch(values, unbatched)
-    if return_indices:
-        return values, _unbatch(Tensor(indices), unbatched)
-    return values
+    if not return_indices:
+        return _unbatch(pool_ops.max_pool(x, geometry), unbatched)
+    values, indices = pool_ops.max_pool(x, geometry, return_indices=True)
+    return _unbatch(values, unbatched), _unbatch(Tensor(indices), unbatched)
 
 
 def max_pool1d(

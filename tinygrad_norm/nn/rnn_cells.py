@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 from ..creation import empty, zeros
+from ..ops import fused
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -39,11 +40,11 @@ def rnn_step(x_proj: Tensor, h: Tensor, w_hh, b_hh, nonlinearity: str = "tanh") 
 
 def lstm_step(x_proj: Tensor, h: Tensor, c: Tensor, w_hh, b_hh) -> tuple[Tensor, Tensor]:
     """(h', c') of one LSTM step; x_proj (B, 4H) in the gate order i, f, g, o."""
-    gates = x_proj + F.linear(h, w_hh, b_hh)  # (B, 4H)
-    i, f, g, o = gates.chunk(4, dim=-1)  # each (B, H)
-    c_next = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h_next = o.sigmoid() * c_next.tanh()
-    return h_next, c_next
+    # NOTE: the recurrent product and the gates' pointwise maths in one node
+    # (`ops/fused/lstm_cell.py`, the composed form beside it): 15 nodes fewer per step
+    hc = fused.lstm_cell(x_proj, c, h, w_hh, b_hh)  # [h' | c'] (B, 2H)
+    H = c.shape[-1]
+    return hc[..., :H], hc[..., H:]
 
 
 def gru_step(x_proj: Tensor, h: Tensor, w_hh, b_hh) -> Tensor:

@@ -106,24 +106,29 @@ class Unfold(Function):
 
     @staticmethod
     def forward(ctx, x, geometry: Windows, fill=0.0):
-        n_space = len(geometry.size)
-        if any(lo or hi for lo, hi in geometry.pads):
-            x = np.pad(x, ((0, 0), (0, 0)) + geometry.pads, constant_values=fill)
-        batch_strides = x.strides[:2]
-        space_strides = x.strides[2 : 2 + n_space]
-        view = np.lib.stride_tricks.as_strided(
-            x,
-            shape=x.shape[:2] + geometry.kernel + geometry.out,
-            strides=batch_strides
-            + tuple(st * d for st, d in zip(space_strides, geometry.dilation))
-            + tuple(st * s for st, s in zip(space_strides, geometry.stride)),
-            writeable=False,
-        )
-        return np.ascontiguousarray(view)  # (N, C, *K, *O)
+        return unfold_array(x, geometry, fill)
 
     @staticmethod
     def backward(ctx, grad_output):
         return Fold.apply(grad_output, ctx.args[1]), None  # (no gradient for geometry, fill)
+
+
+def unfold_array(x: np.ndarray, geometry: Windows, fill=0.0) -> np.ndarray:
+    """`Unfold`'s forward on an array: the windows of x copied out, (N, C, *K, *O)."""
+    n_space = len(geometry.size)
+    if any(lo or hi for lo, hi in geometry.pads):
+        x = np.pad(x, ((0, 0), (0, 0)) + geometry.pads, constant_values=fill)
+    batch_strides = x.strides[:2]
+    space_strides = x.strides[2 : 2 + n_space]
+    view = np.lib.stride_tricks.as_strided(
+        x,
+        shape=x.shape[:2] + geometry.kernel + geometry.out,
+        strides=batch_strides
+        + tuple(st * d for st, d in zip(space_strides, geometry.dilation))
+        + tuple(st * s for st, s in zip(space_strides, geometry.stride)),
+        writeable=False,
+    )
+    return np.ascontiguousarray(view)  # (N, C, *K, *O)
 
 
 class Fold(Function):

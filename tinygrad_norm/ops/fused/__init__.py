@@ -7,6 +7,8 @@
 - `embedding`: Embedding, EmbeddingGrad (a gather, and its scatter-add backward)
 - `linear`: Linear (x @ w + b over the last axis: reshape, matmul and bias add in one node)
 - `attention`: SelfAttention (GPT-2's attention core, from packed q, k, v to merged heads)
+- `batch_norm`: BatchNorm (training mode: batch statistics per channel, weight, bias)
+- `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -29,11 +31,13 @@ runs of 5; NumPy 2.4):
 """
 
 from .attention import SelfAttention, self_attention, self_attention_reference
+from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
 from .linear import Linear, linear, linear_reference
+from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -45,6 +49,9 @@ from .softmax import (
 )
 
 __all__ = [
+    "BatchNorm",
+    "batch_norm",
+    "batch_norm_reference",
     "CrossEntropy",
     "Embedding",
     "EmbeddingGrad",
@@ -62,6 +69,9 @@ __all__ = [
     "layer_norm_reference",
     "linear",
     "linear_reference",
+    "LSTMCell",
+    "lstm_cell",
+    "lstm_cell_reference",
     "log_softmax",
     "log_softmax_reference",
     "safe_softmax",
