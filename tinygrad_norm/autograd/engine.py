@@ -329,11 +329,12 @@ class Function:
         # An integer or bool output has no gradient (a cast to int, an argmax, a comparison).
         recording = True in needs and is_grad_enabled() and output.dtype.kind in "fc"
         out = tensors[0]._make(output, recording, ctx if recording else None)
-        if output.base is not None or any(output is a for a in arrays):
+        if output.base is not None or _is_one_of(output, tensors):
             join_view(out, tensors)
         if recording:
             ctx.record(args, kwargs, tensors, output, returned)
-            ctx.remember_versions(out)
+            if ctx.saved or len(ctx.__dict__) > _NODE_FIELDS:  # backward reads something
+                ctx.remember_versions(out)
             if is_anomaly_enabled():
                 ctx.creation_site = creation_site()
         return out
@@ -352,6 +353,14 @@ def _split_arguments(args: tuple) -> tuple[tuple, tuple, list]:
             needs.append(False)
             arrays.append(a)
     return tuple(tensors), tuple(needs), arrays
+
+
+def _is_one_of(output: np.ndarray, tensors: tuple) -> bool:
+    """Did forward return one of its input arrays itself (an identity, as a view)?"""
+    for t in tensors:
+        if output is t.array:
+            return True
+    return False
 
 
 def _as_array(fn: type, returned) -> np.ndarray:

@@ -69,8 +69,10 @@ def accumulate_grad(tensor, grad, create_graph: bool) -> None:
     Tensor can reach two leaves (`a + b` sends one to both), and each `.grad` must be its own."""
     if tensor.grad is None:
         tensor.grad = grad if create_graph else grad._make(grad.array.copy())
-    else:
-        tensor.grad = tensor.grad + grad
+    elif create_graph:
+        tensor.grad = tensor.grad + grad  # recorded: a gradient of gradients
+    else:  # NOTE: nothing to record, so the arrays are added (as in add_gradient)
+        tensor.grad = grad._make(np.asarray(tensor.grad.array + grad.array))
 
 
 def join_view(out, inputs) -> None:
