@@ -25,6 +25,7 @@ round): it knows tensors by their base class `GraphTensor` below, and wraps arra
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -378,7 +379,8 @@ class Step(NamedTuple):
     grad_output: Any  # Tensor: the gradient of the node's output, summed over all its uses
     grad_inputs: tuple  # what the node sent to each of its Tensor inputs (None: nothing)
     inputs: tuple  # the node's input Tensors
-    accumulated: tuple  # each input's gradient so far (a leaf's: its .grad once complete)
+    so_far: Any  # so_far() -> each input's gradient so far (a leaf's: its .grad once complete);
+    # a function, as only the step-through tool asks (call it before the next step runs)
 
 
 def topological_sort(roots: list[Context]) -> list[Context]:
@@ -445,15 +447,19 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 pending[id(edge)] -= 1
                 if pending[id(edge)] == 0 and id(edge) in grads:
                     deliver_to_leaf(edge, grads.pop(id(edge)), capture, create_graph)
-        accumulated = tuple(_gradient_so_far(edge, grads, capture) for edge in node.edges)
+        so_far = functools.partial(_gradients_so_far, node.edges, grads, capture)
         inputs = node.inputs
         if not retain_graph:
             node.release()
-        yield Step(index, node, grad_output, grad_inputs, inputs, accumulated)
+        yield Step(index, node, grad_output, grad_inputs, inputs, so_far)
+
+
+def _gradients_so_far(edges: tuple, grads: dict, capture: dict | None) -> tuple:
+    """The gradient each input has received so far: still being summed, or delivered."""
+    return tuple(_gradient_so_far(edge, grads, capture) for edge in edges)
 
 
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
-    """The gradient an input has received so far: still being summed, or delivered."""
     if id(edge) in grads:
         return grads[id(edge)]
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:

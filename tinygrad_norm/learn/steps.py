@@ -54,7 +54,7 @@ class BackwardStep:
     def __init__(self, step: engine.Step, root):
         self.index, self.node = step.index, step.node
         self.grad_output, self.grad_inputs = step.grad_output, step.grad_inputs
-        self.inputs, self.accumulated = step.inputs, step.accumulated
+        self.inputs, self.accumulated = step.inputs, step.so_far()
         self._root = root
 
     @property
