@@ -84,7 +84,7 @@ class Context:
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
         self.fixes = set()  # what the engine changed in backward's results (gradcheck reads it)
-        self.versions = ()  # (version counter, version then, shape, dtype) of what backward reads
+        self.versions = ()  # (version counter, version then) of each tensor backward reads
 
     def save_for_backward(self, *values) -> None:
         """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
@@ -135,23 +135,30 @@ class Context:
             kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
             read += [t for t in self.inputs if id(t.array) in kept]
         # Not the output tensor itself (it holds this node: a reference cycle), its counter.
-        self.versions = [
-            (t._version_counter(), t._version, t.array.shape, t.array.dtype)
-            for t in read
-            if t is not None
-        ]
+        counters = [t._version_counter() for t in read if t is not None]
+        self.versions = [(counter, counter[0]) for counter in counters]
 
     def check_versions(self) -> None:
         """Refuse to run backward if a tensor it reads was changed in place since forward."""
-        for counter, version, shape, dtype in self.versions:
+        for counter, version in self.versions:
             if counter[0] != version:
+                changed = self._saved_with(counter)
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{dtype} tensor of shape {list(shape)}], saved by "
+                    f"an inplace operation: [{changed.dtype} tensor of shape "
+                    f"{list(changed.shape)}], saved by "
                     f"{self.name}, is at version {counter[0]}; expected version {version} "
                     "instead. Hint: change a copy (y = x.clone()) or make the change after "
                     "backward(); tg.detect_anomaly() shows where the op was created"
                 )
+
+    def _saved_with(self, counter: list):
+        """The array that changed: the saved tensor or input whose version counter is
+        `counter`, or else forward's output (whose counter only this node holds)."""
+        for s in (*self.saved, *self.inputs):
+            if getattr(s, "_versions", None) is counter:
+                return s.array
+        return next(s.array for s in self.saved if isinstance(s, _Output))
 
     def release(self) -> None:
         """Free what forward saved, after a backward without `retain_graph`."""
