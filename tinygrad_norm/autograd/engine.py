@@ -77,8 +77,9 @@ class Context:
         # ... and what a node of the graph has.
         self.args, self.kwargs = args, kwargs  # forward's arguments, Tensors kept as Tensors
         self.inputs = tensors  # the Tensor arguments, in order
-        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)  # grad goes
-        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)  # grads' too
+        # where each input's gradient goes (its grad_fn, or the leaf itself), and its shape
+        self.edges = tuple(t if t.grad_fn is None else t.grad_fn for t in tensors)
+        self.input_meta = tuple((t.array.shape, t.array.dtype) for t in tensors)
         self.saved = tuple(_as_saved(v, tensors, output, returned) for v in self.saved)
         self.hooks = []  # hooks on the gradient of this node's output
         self.retained = None  # weak reference to the output tensor after retain_grad()
