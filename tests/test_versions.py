@@ -264,7 +264,7 @@ def _run(lib, program, values):
         CHANGES[change](target)
         h.sum().backward()
     except RuntimeError as error:
-        return "error: " + str(error)[:40]
+        return "error: " + str(error)
     return x.grad.numpy().tolist()
 
 
@@ -280,14 +280,17 @@ def test_random_in_place_changes_raise_or_give_the_out_of_place_gradients(
     program = (ops, change_at, change, target_is_constant)
     values = ([0.3, -0.7, 1.1], [0.9, 1.3, -0.4])
     ours = _run(tg, program, values)
+    if isinstance(ours, str):  # the only refusal these graphs can meet
+        assert VERSION_ERROR in ours, ours
+    else:
+        assert np.isfinite(ours).all(), ours
     torch = _torch_or_none()
     if torch is not None:
         theirs = _run(torch, program, values)
-        if theirs.startswith("error") if isinstance(theirs, str) else False:
+        if isinstance(theirs, str):
             assert isinstance(ours, str), f"PyTorch raised ({theirs}), we gave {ours}"
-        elif isinstance(ours, str):
-            assert "inplace" in ours or "view" in ours or "leaf" in ours, ours
         else:
+            assert not isinstance(ours, str), f"we raised ({ours}), PyTorch gave {theirs}"
             np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
 
 

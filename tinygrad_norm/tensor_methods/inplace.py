@@ -194,8 +194,7 @@ def _change_a_slice(view, compute):
     the view becomes `base[index]` of the changed base. So `x[i] += v` and `row = h[0];
     row.mul_(2)` give PyTorch's gradients for both `x` (or `h`) and the view."""
     base, index = view._base, view._view_index
-    if base.grad_fn is not view._base_grad_fn:
-        refuse_stale_view(view, "in-place change")
+    refuse_stale_view(view, "in-place change")
     old = view._make(view.array.copy(), view.requires_grad, view.grad_fn)
     base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
     fresh = base[index]

@@ -98,10 +98,9 @@ class NumpyInterop:
                 f"graph; {missing}compute it with Tensor operations, or use "
                 f"{name}(x.detach()) for a constant"
             )
-        arrays = tuple(x.array if isinstance(x, GraphTensor) else x for x in inputs)
         if out is not None:
-            kwargs["out"] = tuple(o.array if isinstance(o, GraphTensor) else o for o in out)
-        result = getattr(ufunc, method)(*arrays, **kwargs)
+            kwargs["out"] = _arrays_in(out)
+        result = getattr(ufunc, method)(*_arrays_in(inputs), **kwargs)
         if out is not None:
             for o in out:
                 if isinstance(o, GraphTensor):
