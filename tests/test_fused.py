@@ -220,7 +220,7 @@ def test_fast_path_applies_no_tensor_operation(
     name, fused_fn, composed_fn, make_inputs, monkeypatch
 ):
     """When nothing is recorded, each fused backward formula runs on the arrays themselves
-    (`ops/fused/xp.py`): no Function is applied inside it (no Tensor op overhead). (The engine's
+    (`ops/xp.py`): no Function is applied inside it (no Tensor op overhead). (The engine's
     Sum that undoes broadcasting runs outside the backward, and is not counted.)"""
     inputs = make_inputs()
     out = fused_fn(*inputs)

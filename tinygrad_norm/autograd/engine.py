@@ -203,19 +203,24 @@ class Context:
         if not isinstance(g, GraphTensor):
             if is_grad_enabled():  # recording the backward pass: this gradient is a constant
                 self.fixes.add(f"returned a NumPy array for input {i}")
-            g = like._make(np.asarray(g))
-        if g.array.shape != shape:
-            if not broadcasts_to(shape, g.array.shape):
+            g = np.asarray(g)  # an array (an `ops/xp.py` formula, nothing recorded) stays one
+        if _values(g).shape != shape:
+            if not broadcasts_to(shape, _values(g).shape):
                 raise RuntimeError(
-                    f"{self.name}: backward returned a gradient of shape {g.array.shape} for "
-                    f"input {i} of shape {shape}; a gradient must have the input's shape "
+                    f"{self.name}: backward returned a gradient of shape {_values(g).shape} "
+                    f"for input {i} of shape {shape}; a gradient must have the input's shape "
                     "(or a shape the input broadcasts to, which is then summed back)"
                 )
             g = sum_to_shape(g, shape)
-        if g.array.dtype != dtype:
-            self.fixes.add(f"returned {g.array.dtype} for input {i} of dtype {dtype}")
-            g = g.to(dtype)
-        return g
+        if _values(g).dtype != dtype:
+            self.fixes.add(f"returned {_values(g).dtype} for input {i} of dtype {dtype}")
+            g = g.to(dtype) if isinstance(g, GraphTensor) else g.astype(dtype)
+        return g if isinstance(g, GraphTensor) else like._make(g)
+
+
+def _values(g) -> np.ndarray:
+    """The array of a gradient: a Tensor's, or the array itself."""
+    return g.array if isinstance(g, GraphTensor) else g
 
 
 def _count_node_fields() -> int:
@@ -274,12 +279,14 @@ def sum_to_shape(grad, shape: tuple):
     `grad.sum(dim=(0, 2), keepdim=True).reshape(3, 1)`. This is the only place in tinygrad_norm
     where broadcasting is undone; the engine calls it on every gradient whose shape differs
     from its input's, so no op's backward has to.
+
+    `grad` is a Tensor, or an array when nothing is recorded (the same lines run on both).
     """
     lead = grad.ndim - len(shape)
     stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
     axes = tuple(range(lead)) + stretched
     if axes:
-        grad = grad.sum(dim=axes, keepdim=True)
+        grad = grad.sum(axes, keepdims=True)
     return grad.reshape(shape) if grad.shape != tuple(shape) else grad
 
 

@@ -31,8 +31,8 @@ from ..autograd.grad_mode import no_grad
 from ..creation import arange
 from ..io import load
 from ..nn import functional as F
-from ..ops.fused.xp import max_shifted
 from ..ops.shape import cat
+from ..ops.xp import max_shifted
 from ..random import generator
 from ..tensor import Tensor
 from .pretrained import config_kwargs, read_folder

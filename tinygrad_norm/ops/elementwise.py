@@ -2,7 +2,9 @@
 
 Every backward here is written as if the inputs had the output's shape; when an input was
 broadcast, the engine sums its gradient back to the input's shape (`sum_to_shape`), so no op
-has to. Backward uses Tensor operations only, so every gradient is itself differentiable.
+has to. Each backward reads the same for arrays and Tensors (`xp.py`): on Tensors, under
+`create_graph=True`, every gradient is itself differentiable; on arrays otherwise, with no op
+overhead.
 """
 
 import math
@@ -12,6 +14,7 @@ import numpy as np
 from ..autograd.engine import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
+from .xp import exp, operands
 
 
 class Add(Function):
@@ -39,7 +42,8 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output, (-grad_output if ctx.needs_input_grad[1] else None)
+        (g,) = operands(grad_output)
+        return g, (-g if ctx.needs_input_grad[1] else None)
 
 
 class Neg(Function):
@@ -53,7 +57,8 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return -grad_output
+        (g,) = operands(grad_output)
+        return -g
 
 
 class Mul(Function):
@@ -71,10 +76,10 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        b, a = ctx.saved_tensors
+        g, b, a = operands(grad_output, *ctx.saved_tensors)
         return (
-            grad_output * b if ctx.needs_input_grad[0] else None,
-            grad_output * a if ctx.needs_input_grad[1] else None,
+            g * b if ctx.needs_input_grad[0] else None,
+            g * a if ctx.needs_input_grad[1] else None,
         )
 
 
@@ -93,9 +98,9 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        a, b = ctx.saved_tensors
-        grad_a = grad_output / b if ctx.needs_input_grad[0] else None
-        grad_b = -grad_output * a / (b * b) if ctx.needs_input_grad[1] else None
+        g, a, b = operands(grad_output, *ctx.saved_tensors)
+        grad_a = g / b if ctx.needs_input_grad[0] else None
+        grad_b = -g * a / (b * b) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -147,8 +152,8 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * out
+        g, out = operands(grad_output, *ctx.saved_tensors)
+        return g * out
 
 
 class Log(Function):
@@ -163,8 +168,8 @@ class Log(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / a
+        g, a = operands(grad_output, *ctx.saved_tensors)
+        return g / a
 
 
 class Sqrt(Function):
@@ -180,8 +185,8 @@ class Sqrt(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output / (out * 2)
+        g, out = operands(grad_output, *ctx.saved_tensors)
+        return g / (out * 2)
 
 
 class Tanh(Function):
@@ -197,8 +202,8 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (1 - out * out)
+        g, out = operands(grad_output, *ctx.saved_tensors)
+        return g * (1 - out * out)
 
 
 class Sigmoid(Function):
@@ -218,8 +223,8 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * out * (1 - out)
+        g, out = operands(grad_output, *ctx.saved_tensors)
+        return g * out * (1 - out)
 
 
 class Relu(Function):
@@ -238,8 +243,8 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (positive,) = ctx.saved_tensors
-        return grad_output * positive
+        g, positive = operands(grad_output, *ctx.saved_tensors)
+        return g * positive
 
 
 class Abs(Function):
@@ -254,8 +259,8 @@ class Abs(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (sign,) = ctx.saved_tensors
-        return grad_output * sign
+        g, sign = operands(grad_output, *ctx.saved_tensors)
+        return g * sign
 
 
 class Erf(Function):
@@ -273,8 +278,8 @@ class Erf(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * (2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+        g, a = operands(grad_output, *ctx.saved_tensors)
+        return g * (2 / math.sqrt(math.pi)) * exp(-(a * a))
 
 
 class Where(Function):

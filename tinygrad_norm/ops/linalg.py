@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..autograd.engine import Function
+from .xp import operands
 
 
 class MatMul(Function):
@@ -30,14 +31,14 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        b, a = ctx.saved_tensors
-        grad_a = grad_output @ b.transpose(-1, -2) if ctx.needs_input_grad[0] else None
+        g, b, a = operands(grad_output, *ctx.saved_tensors)
+        grad_a = g @ b.swapaxes(-1, -2) if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
             b_shape = ctx.input_meta[1][0]
             if len(b_shape) == 2 and a.ndim > 2:
                 k, m = b_shape
-                grad_b = a.reshape(-1, k).transpose(0, 1) @ grad_output.reshape(-1, m)
+                grad_b = a.reshape(-1, k).T @ g.reshape(-1, m)
             else:
-                grad_b = a.transpose(-1, -2) @ grad_output
+                grad_b = a.swapaxes(-1, -2) @ g
         return grad_a, grad_b

@@ -6,7 +6,8 @@ back, send each sliced element's gradient to where it was taken from.
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.engine import Function, GraphTensor
+from .xp import operands, permute
 
 
 class Reshape(Function):
@@ -20,7 +21,8 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output.reshape(ctx.input_meta[0][0]), None
+        (g,) = operands(grad_output)
+        return g.reshape(ctx.input_meta[0][0]), None
 
 
 class Permute(Function):
@@ -34,8 +36,8 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        dims = ctx.args[1]
-        return grad_output.permute(tuple(np.argsort(dims).tolist())), None
+        (g,) = operands(grad_output)
+        return permute(g, tuple(np.argsort(ctx.args[1]).tolist())), None
 
 
 class Expand(Function):
@@ -76,8 +78,8 @@ class GetItem(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        shape = ctx.input_meta[0][0]
-        return ScatterAdd.apply(grad_output, index=ctx.kwargs["index"], shape=shape)
+        (g,) = operands(grad_output)
+        return scatter_add(g, ctx.kwargs["index"], ctx.input_meta[0][0])
 
 
 class ScatterAdd(Function):
@@ -90,16 +92,26 @@ class ScatterAdd(Function):
 
     @staticmethod
     def forward(ctx, values, index, shape):
-        out = np.zeros(shape, dtype=values.dtype)
-        if has_array_index(index):
-            np.add.at(out, index, values)
-        else:
-            out[index] = values  # basic indexing never names one place twice
-        return out
+        return scatter_add(values, index, shape)
 
     @staticmethod
     def backward(ctx, grad_output):
-        return GetItem.apply(grad_output, index=ctx.kwargs["index"])
+        (g,) = operands(grad_output)
+        index = ctx.kwargs["index"]
+        return GetItem.apply(g, index=index) if isinstance(g, GraphTensor) else g[index]
+
+
+def scatter_add(values, index: tuple, shape: tuple):
+    """zeros(shape) with `values` added at [index]: an array, or a node (ScatterAdd) when
+    `values` is a Tensor (a backward being recorded)."""
+    if isinstance(values, GraphTensor):
+        return ScatterAdd.apply(values, index=index, shape=shape)
+    out = np.zeros(shape, dtype=values.dtype)
+    if has_array_index(index):
+        np.add.at(out, index, values)
+    else:
+        out[index] = values  # basic indexing never names one place twice
+    return out
 
 
 class Cat(Function):
@@ -113,12 +125,13 @@ class Cat(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        (g,) = operands(grad_output)
         dim = ctx.kwargs["dim"]
         grads, start = [], 0
         for needs, (shape, _) in zip(ctx.needs_input_grad, ctx.input_meta):
             stop = start + shape[dim]
             index = (slice(None),) * dim + (slice(start, stop),)
-            grads.append(grad_output[index] if needs else None)
+            grads.append(g[index] if needs else None)
             start = stop
         return tuple(grads)
 

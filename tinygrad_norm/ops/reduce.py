@@ -4,6 +4,7 @@
 """
 
 from ..autograd.engine import Function
+from .xp import broadcast_to, operands
 
 
 def kept_shape(shape: tuple, dims) -> tuple:
@@ -34,7 +35,8 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output.reshape(ctx.kept).expand(ctx.input_meta[0][0]), None, None
+        (g,) = operands(grad_output)
+        return broadcast_to(g.reshape(ctx.kept), ctx.input_meta[0][0]), None, None
 
 
 class Max(Function):
@@ -57,5 +59,5 @@ class Max(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        (share,) = ctx.saved_tensors
-        return grad_output.reshape(ctx.kept) * share, None, None
+        g, share = operands(grad_output, *ctx.saved_tensors)
+        return g.reshape(ctx.kept) * share, None, None

@@ -12,8 +12,8 @@ import numpy as np
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
+from ..xp import imul, isub, matmul, operands, row_dot
 from .softmax import safe_softmax, softmax_reference
-from .xp import imul, isub, matmul, operands, row_dot
 
 
 class SelfAttention(Function):

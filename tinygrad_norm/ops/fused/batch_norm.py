@@ -3,7 +3,7 @@ each channel normalized with its batch statistics, then scaled and shifted."""
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from .xp import imul, isub, operands
+from ..xp import imul, isub, operands
 
 
 class BatchNorm(Function):

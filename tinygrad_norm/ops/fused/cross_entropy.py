@@ -8,8 +8,8 @@ import numpy as np
 
 from ...autograd.engine import Function, GraphTensor
 from ...autograd.grad_mode import is_grad_enabled
+from ..xp import exp, isub, operands
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
-from .xp import exp, isub, operands
 
 REDUCTIONS = ("mean", "sum", "none")
 

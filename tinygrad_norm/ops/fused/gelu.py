@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from .xp import erf, exp_, iadd, imul, isub, operands, tanh_
+from ..xp import erf, exp_, iadd, imul, isub, operands, tanh_
 
 SQRT_HALF = 1 / math.sqrt(2)
 INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from .xp import imul, isub, multiply, operands
+from ..xp import imul, isub, multiply, operands
 
 
 class LayerNorm(Function):

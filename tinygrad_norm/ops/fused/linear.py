@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ...autograd.engine import Function
-from .xp import operands
+from ..xp import operands
 
 
 class Linear(Function):

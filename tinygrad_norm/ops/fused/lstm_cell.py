@@ -16,7 +16,7 @@ import numpy as np
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
-from .xp import operands
+from ..xp import operands
 
 
 class LSTMCell(Function):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...autograd.engine import Function
 from ..composite import normalize_dims
-from .xp import data, exp, exp_, masked_fill_, max_shifted, operands
+from ..xp import data, exp, exp_, masked_fill_, max_shifted, operands
 
 
 def _axis(x: np.ndarray, dim) -> int | None:
