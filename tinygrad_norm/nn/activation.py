@@ -177,42 +177,6 @@ class CELU(_Elementwise):
         super().__init__(inplace, alpha=alpha)
 
 
-class SELU(_Elementwise):
-    """1.0507 * elu(x, alpha=1.6733): self-normalizing activations."""
-
-    fn_name = "selu"
-
-
-class SiLU(_Elementwise):
-    """x * sigmoid(x) (swish)."""
-
-    fn_name = "silu"
-
-
-class Mish(_Elementwise):
-    """x * tanh(softplus(x))."""
-
-    fn_name = "mish"
-
-
-class Hardsigmoid(_Elementwise):
-    """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between."""
-
-    fn_name = "hardsigmoid"
-
-
-class Hardswish(_Elementwise):
-    """x * hardsigmoid(x)."""
-
-    fn_name = "hardswish"
-
-
-class ReLU6(_Elementwise):
-    """min(max(x, 0), 6)."""
-
-    fn_name = "relu6"
-
-
 class Hardtanh(_Elementwise):
     """x clipped to [min_val, max_val]."""
 
@@ -231,24 +195,6 @@ class Softplus(_Elementwise):
         super().__init__(beta=beta, threshold=threshold)
 
 
-class Softsign(_Elementwise):
-    """x / (1 + |x|)."""
-
-    fn_name = "softsign"
-
-
-class LogSigmoid(_Elementwise):
-    """log(sigmoid(x)), computed without overflow."""
-
-    fn_name = "logsigmoid"
-
-
-class Tanhshrink(_Elementwise):
-    """x - tanh(x)."""
-
-    fn_name = "tanhshrink"
-
-
 class Softmin(_Elementwise):
     """softmax(-x) along `dim`."""
 
@@ -265,6 +211,25 @@ class GLU(_Elementwise):
 
     def __init__(self, dim: int = -1):
         super().__init__(dim=dim)
+
+
+def _elementwise(name: str, fn_name: str, formula: str) -> type:
+    """A parameterless activation class: `name()(x)` is `F.<fn_name>(x)`, `formula` its
+    docstring. (`inplace` is accepted for PyTorch's signature; the result is a new tensor.)"""
+    namespace = {"fn_name": fn_name, "__doc__": formula, "__module__": __name__}
+    return type(name, (_Elementwise,), dict(namespace, __qualname__=name))
+
+
+# name = _elementwise(name, the nn.functional function it calls, the formula)
+SELU = _elementwise("SELU", "selu", "1.0507 * elu(x, alpha=1.6733): self-normalizing activations.")
+SiLU = _elementwise("SiLU", "silu", "x * sigmoid(x) (swish).")
+Mish = _elementwise("Mish", "mish", "x * tanh(softplus(x)).")
+Hardsigmoid = _elementwise("Hardsigmoid", "hardsigmoid", "clip(x / 6 + 1/2, 0, 1).")
+Hardswish = _elementwise("Hardswish", "hardswish", "x * hardsigmoid(x).")
+ReLU6 = _elementwise("ReLU6", "relu6", "min(max(x, 0), 6).")
+Softsign = _elementwise("Softsign", "softsign", "x / (1 + |x|).")
+LogSigmoid = _elementwise("LogSigmoid", "logsigmoid", "log(sigmoid(x)), without overflow.")
+Tanhshrink = _elementwise("Tanhshrink", "tanhshrink", "x - tanh(x).")
 
 
 class PReLU(Module):

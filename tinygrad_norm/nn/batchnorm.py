@@ -66,8 +66,9 @@ class _NormBase(Module):
             self.weight.array[...] = 1
             self.bias.array[...] = 0
 
-    def _check_input(self, x) -> None:
-        name = type(self).__name__
+    def _check_input(self, x) -> Tensor:
+        """The input as a Tensor, once its rank and its number of channels are checked."""
+        x, name = as_tensor(x), type(self).__name__
         if x.ndim not in self._ranks:
             raise ValueError(
                 f"{name}: expected a {' or '.join(f'{r}D' for r in self._ranks)} input "
@@ -81,6 +82,7 @@ class _NormBase(Module):
                 f"input of shape {x.shape}; channels come first (for channels-last data "
                 f"(N, L, C), pass x.transpose(1, 2))"
             )
+        return x
 
     def _momentum(self) -> float:
         """The weight of this batch in the running statistics; counts the batch when training.
@@ -122,9 +124,12 @@ class _BatchNorm(_NormBase):
     num_batches_tracked (int64)).
     """
 
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True):  # fmt: skip
+        super().__init__(num_features, eps, momentum, affine, track_running_stats)
+
     def forward(self, input):  # noqa: A002 - PyTorch's name
-        x = as_tensor(input)
-        self._check_input(x)
+        x = self._check_input(input)
         momentum = self._momentum()
         use_running = not self.training or self.track_running_stats
         return F.batch_norm(
@@ -158,10 +163,6 @@ class BatchNorm1d(_BatchNorm):
     _ranks = (2, 3)
     _shapes = "(N, C) or (N, C, L)"
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True):  # fmt: skip
-        super().__init__(num_features, eps, momentum, affine, track_running_stats)
-
 
 class BatchNorm2d(_BatchNorm):
     __doc__ = (
@@ -178,10 +179,6 @@ class BatchNorm2d(_BatchNorm):
     )
     _ranks = (4,)
     _shapes = "(N, C, H, W)"
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True):  # fmt: skip
-        super().__init__(num_features, eps, momentum, affine, track_running_stats)
 
 
 class _InstanceNorm(_NormBase):
@@ -200,9 +197,12 @@ class _InstanceNorm(_NormBase):
     (C,)); track_running_stats=False.
     """
 
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False):  # fmt: skip
+        super().__init__(num_features, eps, momentum, affine, track_running_stats)
+
     def forward(self, input):  # noqa: A002 - PyTorch's name
-        x = as_tensor(input)
-        self._check_input(x)
+        x = self._check_input(input)
         if x.ndim == self._unbatched_rank:  # (C, *) -> (1, C, *) -> (C, *)
             return self._normalize(x.unsqueeze(0)).squeeze(0)
         return self._normalize(x)
@@ -238,10 +238,6 @@ class InstanceNorm1d(_InstanceNorm):
     _shapes = "(N, C, L) or (C, L)"
     _unbatched_rank = 2
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False):  # fmt: skip
-        super().__init__(num_features, eps, momentum, affine, track_running_stats)
-
 
 class InstanceNorm2d(_InstanceNorm):
     __doc__ = (
@@ -258,7 +254,3 @@ class InstanceNorm2d(_InstanceNorm):
     _ranks = (3, 4)
     _shapes = "(N, C, H, W) or (C, H, W)"
     _unbatched_rank = 3
-
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False):  # fmt: skip
-        super().__init__(num_features, eps, momentum, affine, track_running_stats)

@@ -53,20 +53,33 @@ def _activation(activation):
     return activation
 
 
-class _FeedForwardLayer(Module):
-    """What the encoder and decoder layers share: the feed-forward block and the activation."""
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: PyTorch's constructor, the attention blocks,
+    the feed-forward block and the activation. A subclass names its attention modules in
+    `_attentions`; each, and the feed-forward block, is a residual sub-layer with its own
+    LayerNorm and Dropout (`norm1`, `dropout1`, ...: 2 in the encoder, 3 in the decoder)."""
 
-    def _add_sublayers(
-        self, n, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
-        dtype,
-    ) -> None:  # fmt: skip
-        """After the attention modules, in PyTorch's order (so state dicts match): linear1,
-        dropout, linear2, norm_first, norm1..norm{n}, dropout1..dropout{n}, activation; one
-        LayerNorm and one Dropout per residual sub-layer (2 in the encoder, 3 in the decoder)."""
+    _attentions: tuple[str, ...] = ()
+
+    def __init__(
+        self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+        activation="relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+        norm_first: bool = False, bias: bool = True,
+        *, device=None, dtype=None,  # device: accepted for PyTorch's signature (CPU only)
+    ):  # fmt: skip
+        super().__init__()
+        # In PyTorch's order, so that state dicts match: the attention modules, linear1,
+        # dropout, linear2, norm_first, norm1..norm{n}, dropout1..dropout{n}, activation.
+        for name in self._attentions:
+            attn = MultiheadAttention(
+                d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+            )
+            setattr(self, name, attn)
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = norm_first
+        n = len(self._attentions) + 1
         for i in range(1, n + 1):
             setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
         for i in range(1, n + 1):
@@ -75,9 +88,10 @@ class _FeedForwardLayer(Module):
         if dtype is not None:  # LayerNorm has no dtype argument: convert everything once
             self.to(dtype)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
+        return self._attention(
+            self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal
+        )
 
     def _attention(self, attn, dropout, x, mem, attn_mask, key_padding_mask, is_causal):
         x = attn(
@@ -86,8 +100,13 @@ class _FeedForwardLayer(Module):
         )[0]  # fmt: skip
         return dropout(x)
 
+    def _ff_block(self, x: Tensor) -> Tensor:
+        """FF(x) = dropout2(linear2(dropout(activation(linear1(x))))) (the decoder: dropout3)."""
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout2(x)
 
-class TransformerEncoderLayer(_FeedForwardLayer):
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention and feed-forward, with residual connections and LayerNorms.
 
     `TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1,
@@ -103,29 +122,7 @@ class TransformerEncoderLayer(_FeedForwardLayer):
     torch.Size([3, 5, 8])
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation="relu",
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        *,
-        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
-        dtype=None,
-    ):
-        super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
-        )
-        self._add_sublayers(
-            2, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
-            dtype,
-        )  # fmt: skip
+    _attentions = ("self_attn",)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False) -> Tensor:
         x = src
@@ -137,13 +134,8 @@ class TransformerEncoderLayer(_FeedForwardLayer):
             x = self.norm2(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        return self._attention(
-            self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal
-        )
 
-
-class TransformerDecoderLayer(_FeedForwardLayer):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention on the target, cross-attention to `memory`, and feed-forward, each with a
     residual connection and a LayerNorm (`norm1`, `norm2`, `norm3`).
 
@@ -158,41 +150,12 @@ class TransformerDecoderLayer(_FeedForwardLayer):
     torch.Size([4, 3, 8])
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation="relu",
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        *,
-        device=None,  # accepted for PyTorch's signature: everything runs on the CPU
-        dtype=None,
-    ):
-        super().__init__()
-        attn = dict(dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, **attn)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, **attn)
-        self._add_sublayers(
-            3, d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
-            dtype,
-        )  # fmt: skip
+    _attentions = ("self_attn", "multihead_attn")
 
     def forward(
-        self,
-        tgt,
-        memory,
-        tgt_mask=None,
-        memory_mask=None,
-        tgt_key_padding_mask=None,
-        memory_key_padding_mask=None,
-        tgt_is_causal=False,
-        memory_is_causal=False,
-    ) -> Tensor:
+        self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+        memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False,
+    ) -> Tensor:  # fmt: skip
         x = tgt
         sa = (tgt_mask, tgt_key_padding_mask, tgt_is_causal)
         mha = (memory_mask, memory_key_padding_mask, memory_is_causal)
@@ -205,11 +168,6 @@ class TransformerDecoderLayer(_FeedForwardLayer):
             x = self.norm2(x + self._mha_block(x, memory, *mha))
             x = self.norm3(x + self._ff_block(x))
         return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        return self._attention(
-            self.self_attn, self.dropout1, x, x, attn_mask, key_padding_mask, is_causal
-        )
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal) -> Tensor:
         return self._attention(
@@ -271,16 +229,9 @@ class TransformerDecoder(Module):
         self.norm = norm
 
     def forward(
-        self,
-        tgt,
-        memory,
-        tgt_mask=None,
-        memory_mask=None,
-        tgt_key_padding_mask=None,
-        memory_key_padding_mask=None,
-        tgt_is_causal=None,
-        memory_is_causal=False,
-    ) -> Tensor:
+        self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+        memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False,
+    ) -> Tensor:  # fmt: skip
         output = tgt
         for layer in self.layers:
             output = layer(
@@ -338,18 +289,16 @@ class Transformer(Module):
             layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first,
             bias=bias, dtype=dtype,
         )  # fmt: skip
-        if custom_encoder is not None:
-            self.encoder = custom_encoder
-        else:
+        encoder, decoder = custom_encoder, custom_decoder
+        if encoder is None:
             encoder_layer = TransformerEncoderLayer(d_model, nhead, **layer)
             encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
-        if custom_decoder is not None:
-            self.decoder = custom_decoder
-        else:
+            encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if decoder is None:
             decoder_layer = TransformerDecoderLayer(d_model, nhead, **layer)
             decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+            decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self.encoder, self.decoder = encoder, decoder
         for p in self.parameters():
             if p.ndim > 1:
                 init.xavier_uniform_(p)
@@ -373,17 +322,7 @@ class Transformer(Module):
         tgt_is_causal=None,
         memory_is_causal=False,
     ) -> Tensor:
-        batch_axis = 0 if self.batch_first else 1
-        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch_axis] != tgt.shape[batch_axis]:
-            raise RuntimeError(
-                f"the batch number of src and tgt must be equal, got src {src.shape} and tgt "
-                f"{tgt.shape}"
-            )
-        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
-            raise RuntimeError(
-                f"the feature number of src and tgt must be equal to d_model={self.d_model}, "
-                f"got src {src.shape} and tgt {tgt.shape}"
-            )
+        self._check_shapes(src, tgt)
         memory = self.encoder(
             src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
             is_causal=src_is_causal,
@@ -394,3 +333,15 @@ class Transformer(Module):
             memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
             memory_is_causal=memory_is_causal,
         )  # fmt: skip
+
+    def _check_shapes(self, src, tgt) -> None:
+        """PyTorch's checks: src and tgt have the same batch size, and d_model features."""
+        batch_axis = 0 if self.batch_first else 1
+        shapes = f"got src {src.shape} and tgt {tgt.shape}"
+        if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch_axis] != tgt.shape[batch_axis]:
+            raise RuntimeError(f"the batch number of src and tgt must be equal, {shapes}")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError(
+                f"the feature number of src and tgt must be equal to d_model={self.d_model}, "
+                + shapes
+            )

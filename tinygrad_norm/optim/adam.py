@@ -29,29 +29,19 @@ class Adam(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        amsgrad: bool = False,
-        *,
-        maximize: bool = False,
-        decoupled_weight_decay: bool = False,
-    ):
-        defaults = _adam_defaults(
-            lr, betas, eps, weight_decay, amsgrad=amsgrad, maximize=maximize,
-            decoupled_weight_decay=decoupled_weight_decay,
-        )  # fmt: skip
-        super().__init__(params, defaults)
+        self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False,
+        *, maximize: bool = False, decoupled_weight_decay: bool = False,
+    ):  # fmt: skip
+        options = dict(
+            amsgrad=amsgrad, maximize=maximize, decoupled_weight_decay=decoupled_weight_decay
+        )
+        super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, **options))
 
     def _update(self, param, grad, state, group) -> None:
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")[: 3 if group["amsgrad"] else 2]
-        p, grad, t = start_step(param, grad, state, group, names)
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        scratch = _update_moments(m, v, grad, beta1, beta2)
+        extra = ("max_exp_avg_sq",) if group["amsgrad"] else ()
+        p, _, t, m, v, scratch = _start_adam_step(param, grad, state, group, extra)
         if group["amsgrad"]:
             v = np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
         step_size = lr / (1 - beta1**t)
@@ -68,6 +58,21 @@ def _adam_defaults(lr, betas, eps, weight_decay, **options) -> dict:
     eps, weight_decay, then `options` in their order (the order of PyTorch's state_dict)."""
     _check_options(lr=lr, eps=eps, weight_decay=weight_decay, betas=betas)
     return dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, **options)
+
+
+def _start_adam_step(param, grad, state, group, extra_state=()) -> tuple:
+    """What Adam, NAdam and RAdam do first: `start_step` (state exp_avg, exp_avg_sq and
+    `extra_state`; the step count t; maximize; weight decay), then the moments, in place:
+
+        m <- beta1 * m + (1 - beta1) * g,    v <- beta2 * v + (1 - beta2) * g²
+
+    Returns (the parameter's array p, the gradient g as used, t, m, v, a scratch array of p's
+    shape to reuse)."""
+    names = ("exp_avg", "exp_avg_sq") + extra_state
+    p, grad, t = start_step(param, grad, state, group, names)
+    m, v = state["exp_avg"], state["exp_avg_sq"]
+    beta1, beta2 = group["betas"]
+    return p, grad, t, m, v, _update_moments(m, v, grad, beta1, beta2)
 
 
 def _update_moments(m, v, grad, beta1, beta2) -> np.ndarray:
@@ -98,26 +103,12 @@ class AdamW(Adam):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 1e-2,
-        amsgrad: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        super().__init__(
-            params,
-            lr,
-            betas,
-            eps,
-            weight_decay,
-            amsgrad,
-            maximize=maximize,
-            decoupled_weight_decay=True,
-        )
+        self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 1e-2, amsgrad: bool = False,
+        *, maximize: bool = False,
+    ):  # fmt: skip
+        decoupled = dict(maximize=maximize, decoupled_weight_decay=True)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **decoupled)
 
 
 class Adamax(Optimizer):
@@ -131,15 +122,9 @@ class Adamax(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 2e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        *,
-        maximize: bool = False,
-    ):
+        self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 0, *, maximize: bool = False,
+    ):  # fmt: skip
         super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, maximize=maximize))
 
     def _update(self, param, grad, state, group) -> None:
@@ -167,33 +152,22 @@ class NAdam(Optimizer):
     _scalar_state = ("mu_product",)
 
     def __init__(
-        self,
-        params,
-        lr: float = 2e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        momentum_decay: float = 4e-3,
-        decoupled_weight_decay: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        defaults = _adam_defaults(
-            lr, betas, eps, weight_decay, momentum_decay=momentum_decay, maximize=maximize,
-            decoupled_weight_decay=decoupled_weight_decay,
-        )  # fmt: skip
-        if not momentum_decay >= 0.0:
-            raise ValueError(f"invalid momentum_decay value: {momentum_decay} (it must be >= 0)")
+        self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False, *, maximize: bool = False,
+    ):  # fmt: skip
+        options = dict(momentum_decay=momentum_decay, maximize=maximize)
+        options.update(decoupled_weight_decay=decoupled_weight_decay)
+        defaults = _adam_defaults(lr, betas, eps, weight_decay, **options)
+        _check_options(momentum_decay=momentum_decay)
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group) -> None:
         lr, (beta1, beta2), decay = group["lr"], group["betas"], group["momentum_decay"]
-        p, grad, t = start_step(param, grad, state, group, ("exp_avg", "exp_avg_sq"))
+        p, grad, t, m, v, _ = _start_adam_step(param, grad, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * decay))
         mu_product = state["mu_product"] = state.get("mu_product", 1.0) * mu
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        _update_moments(m, v, grad, beta1, beta2)
         denom = np.sqrt(v / (1 - beta2**t)) + group["eps"]
         p -= lr * (1.0 - mu) / (1.0 - mu_product) * grad / denom
         p -= lr * mu_next / (1.0 - mu_product * mu_next) * m / denom
@@ -213,27 +187,16 @@ class RAdam(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        decoupled_weight_decay: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        defaults = _adam_defaults(
-            lr, betas, eps, weight_decay, maximize=maximize,
-            decoupled_weight_decay=decoupled_weight_decay,
-        )  # fmt: skip
-        super().__init__(params, defaults)
+        self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8, weight_decay: float = 0, decoupled_weight_decay: bool = False,
+        *, maximize: bool = False,
+    ):  # fmt: skip
+        options = dict(maximize=maximize, decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, _adam_defaults(lr, betas, eps, weight_decay, **options))
 
     def _update(self, param, grad, state, group) -> None:
         lr, (beta1, beta2) = group["lr"], group["betas"]
-        p, grad, t = start_step(param, grad, state, group, ("exp_avg", "exp_avg_sq"))
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        _update_moments(m, v, grad, beta1, beta2)
+        p, _, t, m, v, _ = _start_adam_step(param, grad, state, group)
         bias_correction2 = 1 - beta2**t
         m_hat = m / (1 - beta1**t)
         rho_inf = 2 / (1 - beta2) - 1

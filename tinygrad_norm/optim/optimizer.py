@@ -265,15 +265,20 @@ def _copy(value):
     return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
 
 
-def _check_options(lr=0.0, eps=0.0, weight_decay=0.0, momentum=0.0, betas=(0.0, 0.0)) -> None:
-    if not lr >= 0.0:
-        raise ValueError(f"invalid learning rate: {lr} (it must be >= 0)")
-    if not eps >= 0.0:
-        raise ValueError(f"invalid epsilon value: {eps} (it must be >= 0)")
-    if not weight_decay >= 0.0:
-        raise ValueError(f"invalid weight_decay value: {weight_decay} (it must be >= 0)")
-    if not momentum >= 0.0:
-        raise ValueError(f"invalid momentum value: {momentum} (it must be >= 0)")
+_OPTION_NAMES = {  # how the messages name an option; others are "<name> value"
+    "lr": "learning rate",
+    "eps": "epsilon value",
+    "initial_accumulator_value": "initial_accumulator_value",
+}
+
+
+def _check_options(betas=(), **nonnegative) -> None:
+    """Every optimizer's option checks: each of `nonnegative` (lr, eps, weight_decay, momentum,
+    alpha, ...) must be >= 0 and each of `betas` in [0, 1); checked in the order given."""
+    for name, value in nonnegative.items():
+        if not value >= 0.0:
+            what = _OPTION_NAMES.get(name, f"{name} value")
+            raise ValueError(f"invalid {what}: {value} (it must be >= 0)")
     for i, beta in enumerate(betas):
         if not 0.0 <= beta < 1.0:
             raise ValueError(f"invalid beta parameter at index {i}: {beta} (it must be in [0, 1))")

@@ -26,20 +26,11 @@ class RMSprop(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-2,
-        alpha: float = 0.99,
-        eps: float = 1e-8,
-        weight_decay: float = 0,
-        momentum: float = 0,
-        centered: bool = False,
-        *,
-        maximize: bool = False,
-    ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum)
-        if not alpha >= 0.0:
-            raise ValueError(f"invalid alpha value: {alpha} (it must be >= 0)")
+        self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+        weight_decay: float = 0, momentum: float = 0, centered: bool = False,
+        *, maximize: bool = False,
+    ):  # fmt: skip
+        _check_options(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered)
         super().__init__(params, dict(defaults, weight_decay=weight_decay, maximize=maximize))
 
@@ -79,23 +70,13 @@ class Adagrad(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-2,
-        lr_decay: float = 0,
-        weight_decay: float = 0,
-        initial_accumulator_value: float = 0,
-        eps: float = 1e-10,
-        *,
-        maximize: bool = False,
-    ):
-        _check_options(lr=lr, eps=eps, weight_decay=weight_decay)
-        if not lr_decay >= 0.0:
-            raise ValueError(f"invalid lr_decay value: {lr_decay} (it must be >= 0)")
-        if not initial_accumulator_value >= 0.0:
-            raise ValueError(
-                f"invalid initial_accumulator_value: {initial_accumulator_value} (it must be >= 0)"
-            )
+        self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+        initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False,
+    ):  # fmt: skip
+        _check_options(
+            lr=lr, eps=eps, weight_decay=weight_decay, lr_decay=lr_decay,
+            initial_accumulator_value=initial_accumulator_value,
+        )  # fmt: skip
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay)
         defaults.update(initial_accumulator_value=initial_accumulator_value, maximize=maximize)
         super().__init__(params, defaults)
@@ -122,15 +103,9 @@ class Adadelta(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1.0,
-        rho: float = 0.9,
-        eps: float = 1e-6,
-        weight_decay: float = 0,
-        *,
-        maximize: bool = False,
-    ):
+        self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+        weight_decay: float = 0, *, maximize: bool = False,
+    ):  # fmt: skip
         _check_options(lr=lr, eps=eps, weight_decay=weight_decay)
         _check_in_unit_interval("rho", rho)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)

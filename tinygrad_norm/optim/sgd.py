@@ -24,16 +24,9 @@ class SGD(Optimizer):
     """
 
     def __init__(
-        self,
-        params,
-        lr: float = 1e-3,
-        momentum: float = 0,
-        dampening: float = 0,
-        weight_decay: float = 0,
-        nesterov: bool = False,
-        *,
-        maximize: bool = False,
-    ):
+        self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+        weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+    ):  # fmt: skip
         _check_options(lr=lr, weight_decay=weight_decay, momentum=momentum)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("nesterov momentum requires a momentum > 0 and zero dampening")

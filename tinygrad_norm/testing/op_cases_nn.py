@@ -156,25 +156,40 @@ def _F(lib):
     return lib.nn.functional
 
 
+def _same_call(fn_name: str, reference, shapes: tuple, *args, name="", **options) -> OpCase:
+    """`F.<fn_name>(*inputs, *args, **options)` against `reference(*arrays, *args, **options)`:
+    the same arguments on both sides. The case is called `name`, or `fn_name` if none given."""
+    return OpCase(
+        name or fn_name,
+        lambda lib, *inputs: getattr(_F(lib), fn_name)(*inputs, *args, **options),
+        lambda *arrays: reference(*arrays, *args, **options),
+        shapes,
+    )
+
+
+def _adaptive_case(name: str, kind: str, output_size, shape: tuple) -> OpCase:
+    """`F.<name>(x, output_size)` on an input of `shape`, against `np_adaptive(x, ..., kind)`."""
+    out = (output_size,) if np.isscalar(output_size) else output_size
+    return OpCase(
+        name,
+        lambda lib, x: getattr(_F(lib), name)(x, output_size),
+        lambda x: np_adaptive(x, out, kind),
+        (shape,),
+    )
+
+
 CASES = [
     # --- convolution --------------------------------------------------------------------------
-    OpCase(
-        "conv1d",
-        lambda lib, x, w, b: _F(lib).conv1d(x, w, b, stride=2, padding=1),
-        lambda x, w, b: np_conv(x, w, b, stride=2, padding=1),
-        ((2, 2, 7), (3, 2, 3), (3,)),
-    ),
-    OpCase(
+    _same_call("conv1d", np_conv, ((2, 2, 7), (3, 2, 3), (3,)), stride=2, padding=1),
+    _same_call("conv2d", np_conv, ((2, 2, 4, 5), (3, 2, 2, 3), (3,))),
+    _same_call(
         "conv2d",
-        lambda lib, x, w, b: _F(lib).conv2d(x, w, b),
         np_conv,
-        ((2, 2, 4, 5), (3, 2, 2, 3), (3,)),
-    ),
-    OpCase(
-        "conv2d_stride_pad_groups",
-        lambda lib, x, w: _F(lib).conv2d(x, w, stride=(2, 1), padding=1, groups=2),
-        lambda x, w: np_conv(x, w, stride=(2, 1), padding=1, groups=2),
         ((1, 4, 5, 4), (4, 2, 3, 2)),
+        name="conv2d_stride_pad_groups",
+        stride=(2, 1),
+        padding=1,
+        groups=2,
     ),
     OpCase(
         "conv2d_same_dilation",
@@ -182,24 +197,19 @@ CASES = [
         lambda x, w: np_conv(x, w, padding=[(2, 2), (1, 1)], dilation=2),
         ((1, 2, 5, 4), (2, 2, 3, 2)),
     ),
-    OpCase(
-        "conv_transpose1d",
-        lambda lib, x, w, b: _F(lib).conv_transpose1d(x, w, b, stride=2, padding=1),
-        lambda x, w, b: np_conv_transpose(x, w, b, stride=2, padding=1),
-        ((2, 2, 4), (2, 3, 3), (3,)),
+    _same_call(
+        "conv_transpose1d", np_conv_transpose, ((2, 2, 4), (2, 3, 3), (3,)), stride=2, padding=1
     ),
-    OpCase(
-        "conv_transpose2d_output_padding",
-        lambda lib, x, w: _F(lib).conv_transpose2d(x, w, stride=2, output_padding=1, groups=2),
-        lambda x, w: np_conv_transpose(x, w, stride=2, output_padding=1, groups=2),
+    _same_call(
+        "conv_transpose2d",
+        np_conv_transpose,
         ((1, 4, 3, 2), (4, 1, 2, 3)),
+        name="conv_transpose2d_output_padding",
+        stride=2,
+        output_padding=1,
+        groups=2,
     ),
-    OpCase(
-        "unfold",
-        lambda lib, x: _F(lib).unfold(x, (2, 3), padding=1, stride=2),
-        lambda x: np_unfold(x, (2, 3), padding=1, stride=2),
-        ((2, 2, 4, 5),),
-    ),
+    _same_call("unfold", np_unfold, ((2, 2, 4, 5),), (2, 3), padding=1, stride=2),
     OpCase(
         "fold_of_unfold",
         lambda lib, x: _F(lib).fold(_F(lib).unfold(x, 2), (4, 3), 2),
@@ -245,24 +255,9 @@ CASES = [
         lambda x: np_pool(x, "avg", 3, 2, 1),
         ((2, 2, 7),),
     ),
-    OpCase(
-        "adaptive_avg_pool2d",
-        lambda lib, x: _F(lib).adaptive_avg_pool2d(x, (3, 2)),
-        lambda x: np_adaptive(x, (3, 2), "avg"),
-        ((2, 2, 5, 4),),
-    ),
-    OpCase(
-        "adaptive_avg_pool1d",
-        lambda lib, x: _F(lib).adaptive_avg_pool1d(x, 3),
-        lambda x: np_adaptive(x, (3,), "avg"),
-        ((2, 2, 7),),
-    ),
-    OpCase(
-        "adaptive_max_pool2d",
-        lambda lib, x: _F(lib).adaptive_max_pool2d(x, (3, 2)),
-        lambda x: np_adaptive(x, (3, 2), "max"),
-        ((2, 2, 5, 4),),
-    ),
+    _adaptive_case("adaptive_avg_pool2d", "avg", (3, 2), (2, 2, 5, 4)),
+    _adaptive_case("adaptive_avg_pool1d", "avg", 3, (2, 2, 7)),
+    _adaptive_case("adaptive_max_pool2d", "max", (3, 2), (2, 2, 5, 4)),
     # --- resampling ---------------------------------------------------------------------------
     OpCase(
         "interpolate_nearest",

@@ -27,6 +27,23 @@ def _per_group(name: str, optimizer: Optimizer, value) -> list:
     return [value] * len(optimizer.param_groups)
 
 
+def _state_dict_with_list(scheduler, name: str, save_item) -> dict:
+    """A scheduler's state_dict whose list attribute `name` is saved item by item:
+    {every attribute but the optimizer and `name`, name: [save_item(item) for each item]}."""
+    state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", name)}
+    state[name] = [save_item(item) for item in getattr(scheduler, name)]
+    return state
+
+
+def _load_state_dict_with_list(scheduler, state_dict: dict, name: str, load_item) -> None:
+    """The inverse of `_state_dict_with_list`: load_item(item, saved) for each item of `name`."""
+    state = dict(state_dict)
+    saved_items = state.pop(name)
+    scheduler.__dict__.update(state)
+    for item, saved in zip(getattr(scheduler, name), saved_items):
+        load_item(item, saved)
+
+
 class LRScheduler:
     """The base class: `base_lrs`, `last_epoch`, `step()`, `get_last_lr()`, `state_dict()`.
 

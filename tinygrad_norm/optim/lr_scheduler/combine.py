@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .base import LRScheduler
+from .base import LRScheduler, _load_state_dict_with_list, _state_dict_with_list
 from .plateau import ReduceLROnPlateau
 
 
@@ -32,16 +32,12 @@ class _Combined(LRScheduler):
     """state_dict of a schedule of schedules: its own attributes and each inner state_dict."""
 
     def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
+        return _state_dict_with_list(self, "_schedulers", lambda s: s.state_dict())
 
     def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for scheduler, scheduler_state in zip(self._schedulers, saved):
-            scheduler.load_state_dict(scheduler_state)
+        _load_state_dict_with_list(
+            self, state_dict, "_schedulers", lambda s, saved: s.load_state_dict(saved)
+        )
 
 
 class SequentialLR(_Combined):

@@ -9,7 +9,13 @@ import types
 from bisect import bisect_right
 from collections import Counter
 
-from .base import LRScheduler, _check_optimizer, _per_group
+from .base import (
+    LRScheduler,
+    _check_optimizer,
+    _load_state_dict_with_list,
+    _per_group,
+    _state_dict_with_list,
+)
 
 
 class _LambdaState:
@@ -17,19 +23,20 @@ class _LambdaState:
     function (or lambda) is not (it cannot be), as in PyTorch."""
 
     def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [
-            None if isinstance(f, types.FunctionType) else dict(f.__dict__) for f in self.lr_lambdas
-        ]
-        return state
+        return _state_dict_with_list(self, "lr_lambdas", _lambda_state)
 
     def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved_lambdas = state.pop("lr_lambdas")
-        self.__dict__.update(state)
-        for f, saved in zip(self.lr_lambdas, saved_lambdas):
-            if saved is not None:
-                f.__dict__.update(saved)
+        _load_state_dict_with_list(self, state_dict, "lr_lambdas", _load_lambda_state)
+
+
+def _lambda_state(f) -> dict | None:
+    """A callable object's attributes; None for a plain function (its state cannot be saved)."""
+    return None if isinstance(f, types.FunctionType) else dict(f.__dict__)
+
+
+def _load_lambda_state(f, saved: dict | None) -> None:
+    if saved is not None:
+        f.__dict__.update(saved)
 
 
 def _lambdas(scheduler, optimizer, lr_lambda) -> list:
