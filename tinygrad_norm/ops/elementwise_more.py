@@ -21,6 +21,32 @@ def float_array(a: np.ndarray) -> np.ndarray:
     return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
 
 
+class FloatUnary(Function):
+    """A float-valued function of one tensor whose derivative is written in its input a.
+
+    The common forward: `numpy_fn(a)` (integer and bool inputs become the default float dtype),
+    keeping a for backward. Each subclass names its `numpy_fn` and writes its own backward.
+    """
+
+    numpy_fn = None  # the NumPy function, e.g. np.sin
+
+    @classmethod
+    def forward(cls, ctx, a):
+        ctx.save_for_backward(a)
+        return cls.numpy_fn(float_array(a))
+
+
+class FloatUnaryOfOutput(FloatUnary):
+    """As FloatUnary, but keeps the output for backward: for a derivative with a closed form in
+    the output (d tan(a)/da = 1 + tan(a)^2, d expm1(a)/da = expm1(a) + 1)."""
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = cls.numpy_fn(float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+
 def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
     """How much of the gradient each side of maximum/minimum gets, as PyTorch shares it:
     all to the winner, half each at a tie, and all to both where a NaN makes them unordered."""
@@ -31,7 +57,25 @@ def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
     return share_a.astype(dtype), share_b.astype(dtype)
 
 
-class Maximum(Function):
+class _Extremum(Function):
+    """The common forward and backward of maximum and minimum: each side's gradient is
+    grad_out times its share (`_tie_shares`); `numpy_fn` picks, `a_wins` says where a is taken."""
+
+    numpy_fn = None  # np.maximum or np.minimum
+    a_wins = None  # np.greater or np.less
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.share_a, ctx.share_b = _tie_shares(a, b, cls.a_wins(a, b))
+        return cls.numpy_fn(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.share_a, grad_output * ctx.share_b
+
+
+class Maximum(_Extremum):
     """out = max(a, b) elementwise; NaN if either is NaN (np.maximum).
 
     NOTE: at a tie (a == b) the function has a kink; the gradient is split 0.5 / 0.5 between the
@@ -39,47 +83,24 @@ class Maximum(Function):
     """
 
     formula = "grad_a = grad_out * [a > b] (0.5 at a == b);  grad_b = grad_out * [b > a] (0.5)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.share_a, ctx.share_b = _tie_shares(a, b, a > b)
-        return np.maximum(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.share_a, grad_output * ctx.share_b
+    numpy_fn, a_wins = np.maximum, np.greater
 
 
-class Minimum(Function):
+class Minimum(_Extremum):
     """out = min(a, b) elementwise; NaN if either is NaN (np.minimum).
 
     NOTE: a kink at a == b, where the gradient is split 0.5 / 0.5, as PyTorch does.
     """
 
     formula = "grad_a = grad_out * [a < b] (0.5 at a == b);  grad_b = grad_out * [b < a] (0.5)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.share_a, ctx.share_b = _tie_shares(a, b, a < b)
-        return np.minimum(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.share_a, grad_output * ctx.share_b
+    numpy_fn, a_wins = np.minimum, np.less
 
 
-class Expm1(Function):
+class Expm1(FloatUnaryOfOutput):
     """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
 
     formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
-
-    @staticmethod
-    def forward(ctx, a):
-        out = np.expm1(float_array(a))
-        ctx.save_for_backward(out)
-        return out
+    numpy_fn = np.expm1
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -87,15 +108,11 @@ class Expm1(Function):
         return grad_output * (out + 1)
 
 
-class Log1p(Function):
+class Log1p(FloatUnary):
     """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
 
     formula = "grad_a = grad_out / (1 + a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log1p(float_array(a))
+    numpy_fn = np.log1p
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -103,18 +120,14 @@ class Log1p(Function):
         return grad_output / (a + 1)
 
 
-class Erfc(Function):
+class Erfc(FloatUnary):
     """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
 
     d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
     """
 
     formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return erfc_array(float_array(a))
+    numpy_fn = erfc_array
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -122,7 +135,7 @@ class Erfc(Function):
         return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
 
 
-class Erfinv(Function):
+class Erfinv(FloatUnaryOfOutput):
     """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
 
     The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
@@ -130,12 +143,7 @@ class Erfinv(Function):
     """
 
     formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
-
-    @staticmethod
-    def forward(ctx, a):
-        out = erfinv_array(float_array(a))
-        ctx.save_for_backward(out)
-        return out
+    numpy_fn = erfinv_array
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -143,7 +151,26 @@ class Erfinv(Function):
         return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
 
 
-class Fmod(Function):
+class _Modulo(Function):
+    """The common forward and backward of fmod and remainder: out = a - b * k with the count
+    k = `count_fn`(a / b), constant between jumps, so d out/da = 1 and d out/db = -k."""
+
+    numpy_fn = None  # np.fmod or np.remainder
+    count_fn = None  # np.trunc or np.floor
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        if ctx.needs_input_grad[1]:
+            ctx.count = cls.count_fn(a / b)
+        return cls.numpy_fn(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
+        return grad_output, grad_b
+
+
+class Fmod(_Modulo):
     """out = a - b * trunc(a / b), the remainder with the sign of a (C's fmod, np.fmod).
 
     Between jumps, trunc(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
@@ -151,48 +178,24 @@ class Fmod(Function):
     """
 
     formula = "grad_a = grad_out;  grad_b = -grad_out * trunc(a / b)   (jumps where a / b is whole)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[1]:
-            ctx.count = np.trunc(a / b)
-        return np.fmod(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
-        return grad_output, grad_b
+    numpy_fn, count_fn = np.fmod, np.trunc
 
 
-class Remainder(Function):
+class Remainder(_Modulo):
     """out = a - b * floor(a / b), the remainder with the sign of b (Python's %, np.remainder).
 
     Between jumps, floor(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
     """
 
     formula = "grad_a = grad_out;  grad_b = -grad_out * floor(a / b)   (jumps where a / b is whole)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[1]:
-            ctx.count = np.floor(a / b)
-        return np.remainder(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
-        return grad_output, grad_b
+    numpy_fn, count_fn = np.remainder, np.floor
 
 
-class Log2(Function):
+class Log2(FloatUnary):
     """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
 
     formula = "grad_a = grad_out / (a * ln(2))"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log2(float_array(a))
+    numpy_fn = np.log2
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -200,15 +203,11 @@ class Log2(Function):
         return grad_output / (a * math.log(2))
 
 
-class Log10(Function):
+class Log10(FloatUnary):
     """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
 
     formula = "grad_a = grad_out / (a * ln(10))"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log10(float_array(a))
+    numpy_fn = np.log10
 
     @staticmethod
     def backward(ctx, grad_output):
