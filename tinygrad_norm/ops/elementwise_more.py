@@ -1,9 +1,11 @@
-"""More elementwise primitives: maximum/minimum, expm1, log1p, erfc, erfinv, fmod, remainder.
+"""More elementwise primitives: expm1, log1p, log2, log10, erfc, erfinv (of one tensor), then
+maximum/minimum and fmod/remainder (of two).
 
-Each is a primitive for a reason a composition cannot meet: `np.maximum` propagates NaN from
-either side (a `where` on a comparison would not); expm1, log1p and erfc keep their digits where
-exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them; erfinv has no closed form; fmod and
-remainder are exact in NumPy where a - b * trunc(a / b) rounds twice.
+Each is a primitive for a reason a composition cannot meet: expm1, log1p and erfc keep their
+digits where exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them (log2 and log10 are exact at
+powers of their base); erfinv has no closed form; `np.maximum` propagates NaN from either side
+(a `where` on a comparison would not); fmod and remainder are exact in NumPy where
+a - b * trunc(a / b) rounds twice.
 """
 
 import math
@@ -45,6 +47,85 @@ class FloatUnaryOfOutput(FloatUnary):
         out = cls.numpy_fn(float_array(a))
         ctx.save_for_backward(out)
         return out
+
+
+class Expm1(FloatUnaryOfOutput):
+    """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
+
+    formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
+    numpy_fn = np.expm1
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (out + 1)
+
+
+class Log1p(FloatUnary):
+    """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
+
+    formula = "grad_a = grad_out / (1 + a)"
+    numpy_fn = np.log1p
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a + 1)
+
+
+class Log2(FloatUnary):
+    """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
+
+    formula = "grad_a = grad_out / (a * ln(2))"
+    numpy_fn = np.log2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(2))
+
+
+class Log10(FloatUnary):
+    """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
+
+    formula = "grad_a = grad_out / (a * ln(10))"
+    numpy_fn = np.log10
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(10))
+
+
+class Erfc(FloatUnary):
+    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
+
+    d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
+    """
+
+    formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
+    numpy_fn = erfc_array
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+
+
+class Erfinv(FloatUnaryOfOutput):
+    """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
+
+    The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
+    infinite at a = +-1.
+    """
+
+    formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
+    numpy_fn = erfinv_array
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
 
 
 def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
@@ -96,61 +177,6 @@ class Minimum(_Extremum):
     numpy_fn, a_wins = np.minimum, np.less
 
 
-class Expm1(FloatUnaryOfOutput):
-    """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
-
-    formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
-    numpy_fn = np.expm1
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (out + 1)
-
-
-class Log1p(FloatUnary):
-    """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
-
-    formula = "grad_a = grad_out / (1 + a)"
-    numpy_fn = np.log1p
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a + 1)
-
-
-class Erfc(FloatUnary):
-    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
-
-    d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
-    """
-
-    formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
-    numpy_fn = erfc_array
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
-
-
-class Erfinv(FloatUnaryOfOutput):
-    """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
-
-    The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
-    infinite at a = +-1.
-    """
-
-    formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
-    numpy_fn = erfinv_array
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
-
-
 class _Modulo(Function):
     """The common forward and backward of fmod and remainder: out = a - b * k with the count
     k = `count_fn`(a / b), constant between jumps, so d out/da = 1 and d out/db = -k."""
@@ -189,27 +215,3 @@ class Remainder(_Modulo):
 
     formula = "grad_a = grad_out;  grad_b = -grad_out * floor(a / b)   (jumps where a / b is whole)"
     numpy_fn, count_fn = np.remainder, np.floor
-
-
-class Log2(FloatUnary):
-    """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
-
-    formula = "grad_a = grad_out / (a * ln(2))"
-    numpy_fn = np.log2
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(2))
-
-
-class Log10(FloatUnary):
-    """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
-
-    formula = "grad_a = grad_out / (a * ln(10))"
-    numpy_fn = np.log10
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(10))
