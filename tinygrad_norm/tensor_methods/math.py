@@ -2,7 +2,9 @@
 
 Each method is a one-line call into the ops: a primitive's `apply` (ops/trig.py,
 ops/elementwise_more.py, ops/rounding.py) or a composed function (ops/math_composite.py,
-ops/reduce_more.py, ops/scan.py, ops/sort.py). Names, arguments and defaults are PyTorch's.
+ops/reduce_more.py, ops/scan.py, ops/sort.py). A method that only passes its arguments on is the
+function itself: `isnan = M.isnan` makes `x.isnan()` the call `M.isnan(x)`. Names, arguments and
+defaults are PyTorch's.
 """
 
 from __future__ import annotations
@@ -79,8 +81,7 @@ class MathMethods:
     def log10(self):
         return Log10.apply(self)
 
-    def exp2(self):
-        return M.exp2(self)
+    exp2 = M.exp2
 
     def erfc(self):
         return Erfc.apply(self)
@@ -88,8 +89,7 @@ class MathMethods:
     def erfinv(self):
         return Erfinv.apply(self)
 
-    def logaddexp(self, other):
-        return M.logaddexp(self, other)
+    logaddexp = M.logaddexp
 
     # --- rounding and sign ---------------------------------------------------------------------
     def floor(self):
@@ -106,34 +106,24 @@ class MathMethods:
     def round(self, *, decimals=0):
         return Round.apply(self, decimals=decimals)
 
-    def frac(self):
-        return M.frac(self)
+    frac = M.frac
 
     def sign(self):
         return Sign.apply(self)
 
     sgn = sign
-
-    def copysign(self, other):
-        return M.copysign(self, other)
+    copysign = M.copysign
 
     # --- arithmetic ----------------------------------------------------------------------------
-    def add(self, other, *, alpha=1):
-        return M.add(self, other, alpha=alpha)
-
-    def sub(self, other, *, alpha=1):
-        return M.sub(self, other, alpha=alpha)
-
+    add = M.add
+    sub = M.sub
     subtract = sub
 
     def mul(self, other):
         return self * other
 
     multiply = mul
-
-    def div(self, other, *, rounding_mode=None):
-        return M.div(self, other, rounding_mode=rounding_mode)
-
+    div = M.div
     divide = div
 
     def true_divide(self, other):
@@ -143,79 +133,37 @@ class MathMethods:
         return -self
 
     negative = neg
-
-    def reciprocal(self):
-        return M.reciprocal(self)
-
-    def square(self):
-        return M.square(self)
-
-    def hypot(self, other):
-        return M.hypot(self, other)
-
-    def lerp(self, end, weight):
-        return M.lerp(self, end, weight)
-
-    def fmod(self, other):
-        return M.fmod(self, other)
-
-    def remainder(self, other):
-        return M.remainder(self, other)
-
-    def floor_divide(self, other):
-        return M.floor_divide(self, other)
-
-    def __mod__(self, other):
-        return M.remainder(self, other)
+    reciprocal = M.reciprocal
+    square = M.square
+    hypot = M.hypot
+    lerp = M.lerp
+    fmod = M.fmod
+    remainder = M.remainder
+    floor_divide = M.floor_divide
+    __mod__ = M.remainder
 
     def __rmod__(self, other):
         return M.remainder(other, self)
 
-    def __floordiv__(self, other):
-        return M.floor_divide(self, other)
+    __floordiv__ = M.floor_divide
 
     def __rfloordiv__(self, other):
         return M.floor_divide(other, self)
 
     # --- tests, logical and bitwise (bool / integer results, never differentiable) -------------
-    def isnan(self):
-        return M.isnan(self)
-
-    def isinf(self):
-        return M.isinf(self)
-
-    def isfinite(self):
-        return M.isfinite(self)
-
-    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
-        return M.nan_to_num(self, nan, posinf, neginf)
-
-    def logical_and(self, other):
-        return M.logical_and(self, other)
-
-    def logical_or(self, other):
-        return M.logical_or(self, other)
-
-    def logical_xor(self, other):
-        return M.logical_xor(self, other)
-
-    def logical_not(self):
-        return M.logical_not(self)
-
-    def bitwise_and(self, other):
-        return M.bitwise_and(self, other)
-
-    def bitwise_or(self, other):
-        return M.bitwise_or(self, other)
-
-    def bitwise_xor(self, other):
-        return M.bitwise_xor(self, other)
-
-    def bitwise_not(self):
-        return M.bitwise_not(self)
-
-    def __xor__(self, other):
-        return M.bitwise_xor(self, other)
+    isnan = M.isnan
+    isinf = M.isinf
+    isfinite = M.isfinite
+    nan_to_num = M.nan_to_num
+    logical_and = M.logical_and
+    logical_or = M.logical_or
+    logical_xor = M.logical_xor
+    logical_not = M.logical_not
+    bitwise_and = M.bitwise_and
+    bitwise_or = M.bitwise_or
+    bitwise_xor = M.bitwise_xor
+    bitwise_not = M.bitwise_not
+    __xor__ = M.bitwise_xor
 
     def __rxor__(self, other):
         return M.bitwise_xor(other, self)
@@ -227,61 +175,26 @@ class MathMethods:
         return M.bitwise_or(other, self)
 
     # --- reductions (dim: an int, or for all/any/count_nonzero/logsumexp a tuple) ---------------
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        return R.prod(self, dim, keepdim, dtype=dtype)
-
-    def logsumexp(self, dim, keepdim=False):
-        return R.logsumexp(self, dim, keepdim)
-
-    def all(self, dim=None, keepdim=False):
-        return R.all(self, dim, keepdim)
-
-    def any(self, dim=None, keepdim=False):
-        return R.any(self, dim, keepdim)
-
-    def count_nonzero(self, dim=None):
-        return R.count_nonzero(self, dim)
-
-    def aminmax(self, *, dim=None, keepdim=False):
-        return R.aminmax(self, dim=dim, keepdim=keepdim)
-
-    def median(self, dim=None, keepdim=False):
-        return R.median(self, dim, keepdim)
-
-    def mode(self, dim=-1, keepdim=False):
-        return R.mode(self, dim, keepdim)
-
-    def kthvalue(self, k, dim=-1, keepdim=False):
-        return R.kthvalue(self, k, dim, keepdim)
+    prod = R.prod
+    logsumexp = R.logsumexp
+    all = R.all
+    any = R.any
+    count_nonzero = R.count_nonzero
+    aminmax = R.aminmax
+    median = R.median
+    mode = R.mode
+    kthvalue = R.kthvalue
 
     # --- scans along one dim -------------------------------------------------------------------
-    def cumsum(self, dim, *, dtype=None):
-        return S.cumsum(self, dim, dtype=dtype)
-
-    def cumprod(self, dim, *, dtype=None):
-        return S.cumprod(self, dim, dtype=dtype)
-
-    def logcumsumexp(self, dim):
-        return S.logcumsumexp(self, dim)
-
-    def cummax(self, dim):
-        return S.cummax(self, dim)
-
-    def cummin(self, dim):
-        return S.cummin(self, dim)
+    cumsum = S.cumsum
+    cumprod = S.cumprod
+    logcumsumexp = S.logcumsumexp
+    cummax = S.cummax
+    cummin = S.cummin
 
     # --- sorting -------------------------------------------------------------------------------
-    def sort(self, dim=-1, descending=False, stable=False):
-        return O.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return O.argsort(self, dim, descending, stable)
-
-    def msort(self):
-        return O.msort(self)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's name
-        return O.topk(self, k, dim, largest, sorted)
-
-    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-        return O.unique(self, sorted, return_inverse, return_counts, dim)
+    sort = O.sort
+    argsort = O.argsort
+    msort = O.msort
+    topk = O.topk
+    unique = O.unique

@@ -1,7 +1,9 @@
 """Tensor methods for elementwise maths: `x.exp()`, `x.clamp(0, 1)`, `x.matmul(w)`, ...
 
 Each is a one-line call into the primitive (`ops/elementwise.py`) or the composed operation
-(`ops/composite.py`) of the same name. `Tensor` inherits these methods.
+(`ops/composite.py`) of the same name; where a method would only pass its arguments on, it is
+that function itself (`tril = C.tril`: `x.tril(1)` calls `C.tril(x, 1)`). `Tensor` inherits
+these methods.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ class PointwiseMethods:
     def abs(self):
         return Abs.apply(self)
 
-    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
-        return C.clamp(self, min, max)
-
+    clamp = C.clamp
     clip = clamp
 
     def maximum(self, other):
@@ -54,14 +54,9 @@ class PointwiseMethods:
     def minimum(self, other):
         return C.minimum(self, other)
 
-    def masked_fill(self, mask, value):
-        return C.masked_fill(self, mask, value)
-
-    def tril(self, diagonal=0):
-        return C.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return C.triu(self, diagonal)
+    masked_fill = C.masked_fill
+    tril = C.tril
+    triu = C.triu
 
     def matmul(self, other):
         return C.matmul(self, other)
