@@ -115,16 +115,13 @@ class MathMethods:
     copysign = M.copysign
 
     # --- arithmetic ----------------------------------------------------------------------------
-    add = M.add
-    sub = M.sub
-    subtract = sub
+    add, sub, div = M.add, M.sub, M.div
+    subtract, divide = sub, div
 
     def mul(self, other):
         return self * other
 
     multiply = mul
-    div = M.div
-    divide = div
 
     def true_divide(self, other):
         return self / other
@@ -133,36 +130,21 @@ class MathMethods:
         return -self
 
     negative = neg
-    reciprocal = M.reciprocal
-    square = M.square
-    hypot = M.hypot
-    lerp = M.lerp
-    fmod = M.fmod
-    remainder = M.remainder
-    floor_divide = M.floor_divide
-    __mod__ = M.remainder
+    reciprocal, square, hypot, lerp = M.reciprocal, M.square, M.hypot, M.lerp
+    fmod, remainder, floor_divide = M.fmod, M.remainder, M.floor_divide
+    __mod__, __floordiv__ = M.remainder, M.floor_divide
 
     def __rmod__(self, other):
         return M.remainder(other, self)
-
-    __floordiv__ = M.floor_divide
 
     def __rfloordiv__(self, other):
         return M.floor_divide(other, self)
 
     # --- tests, logical and bitwise (bool / integer results, never differentiable) -------------
-    isnan = M.isnan
-    isinf = M.isinf
-    isfinite = M.isfinite
-    nan_to_num = M.nan_to_num
-    logical_and = M.logical_and
-    logical_or = M.logical_or
-    logical_xor = M.logical_xor
-    logical_not = M.logical_not
-    bitwise_and = M.bitwise_and
-    bitwise_or = M.bitwise_or
-    bitwise_xor = M.bitwise_xor
-    bitwise_not = M.bitwise_not
+    isnan, isinf, isfinite, nan_to_num = M.isnan, M.isinf, M.isfinite, M.nan_to_num
+    logical_and, logical_or, logical_xor = M.logical_and, M.logical_or, M.logical_xor
+    bitwise_and, bitwise_or, bitwise_xor = M.bitwise_and, M.bitwise_or, M.bitwise_xor
+    logical_not, bitwise_not = M.logical_not, M.bitwise_not
     __xor__ = M.bitwise_xor
 
     def __rxor__(self, other):
@@ -175,26 +157,14 @@ class MathMethods:
         return M.bitwise_or(other, self)
 
     # --- reductions (dim: an int, or for all/any/count_nonzero/logsumexp a tuple) ---------------
-    prod = R.prod
-    logsumexp = R.logsumexp
-    all = R.all
-    any = R.any
-    count_nonzero = R.count_nonzero
-    aminmax = R.aminmax
-    median = R.median
-    mode = R.mode
-    kthvalue = R.kthvalue
+    prod, logsumexp, all, any = R.prod, R.logsumexp, R.all, R.any
+    count_nonzero, aminmax = R.count_nonzero, R.aminmax
+    median, mode, kthvalue = R.median, R.mode, R.kthvalue
 
     # --- scans along one dim -------------------------------------------------------------------
-    cumsum = S.cumsum
-    cumprod = S.cumprod
-    logcumsumexp = S.logcumsumexp
-    cummax = S.cummax
-    cummin = S.cummin
+    cumsum, cumprod, logcumsumexp = S.cumsum, S.cumprod, S.logcumsumexp
+    cummax, cummin = S.cummax, S.cummin
 
     # --- sorting -------------------------------------------------------------------------------
-    sort = O.sort
-    argsort = O.argsort
-    msort = O.msort
-    topk = O.topk
-    unique = O.unique
+    sort, argsort, msort = O.sort, O.argsort, O.msort
+    topk, unique = O.topk, O.unique

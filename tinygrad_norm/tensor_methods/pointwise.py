@@ -45,8 +45,7 @@ class PointwiseMethods:
     def abs(self):
         return Abs.apply(self)
 
-    clamp = C.clamp
-    clip = clamp
+    clamp = clip = C.clamp
 
     def maximum(self, other):
         return C.maximum(self, other)
@@ -54,9 +53,7 @@ class PointwiseMethods:
     def minimum(self, other):
         return C.minimum(self, other)
 
-    masked_fill = C.masked_fill
-    tril = C.tril
-    triu = C.triu
+    masked_fill, tril, triu = C.masked_fill, C.tril, C.triu
 
     def matmul(self, other):
         return C.matmul(self, other)

@@ -25,22 +25,14 @@ class ShapeMethods:
     def gather(self, dim, index, *, sparse_grad=False):
         return I.gather(self, dim, index)
 
-    take_along_dim = I.take_along_dim
-    take = I.take
-    index_select = I.index_select
-    masked_select = I.masked_select
-    nonzero = I.nonzero
-    argwhere = I.argwhere
+    take_along_dim, take, index_select = I.take_along_dim, I.take, I.index_select
+    masked_select, nonzero, argwhere = I.masked_select, I.nonzero, I.argwhere
 
     def where(self, condition, other):
         return where(condition, self, other)
 
-    scatter = SC.scatter
-    scatter_add = SC.scatter_add
-    scatter_reduce = SC.scatter_reduce
-    index_add = I.index_add
-    masked_scatter = I.masked_scatter
-    index_put = I.index_put
+    scatter, scatter_add, scatter_reduce = SC.scatter, SC.scatter_add, SC.scatter_reduce
+    index_add, masked_scatter, index_put = I.index_add, I.masked_scatter, I.index_put
 
     # --- the same in place (recorded when it must be: see tensor_methods/inplace.py) ----------
     def scatter_(self, dim, index, src=None, reduce=None, *, value=None):
@@ -81,39 +73,23 @@ class ShapeMethods:
     def flip(self, *dims):
         return S.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
-    fliplr = S.fliplr
-    flipud = S.flipud
-    roll = S.roll
+    fliplr, flipud, roll = S.fliplr, S.flipud, S.roll
     rot90 = S.rot90
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return S.repeat_interleave(self, repeats, dim, output_size=output_size)
 
-    unfold = S.unfold
-    unflatten = S.unflatten
-    narrow = S.narrow
-    movedim = S.movedim
-    moveaxis = movedim
-    diag = S.diag
-    diagonal = S.diagonal
-    diag_embed = S.diag_embed
-    trace = S.trace
-    broadcast_to = S.broadcast_to
-    view_as = S.view_as
-    reshape_as = S.reshape_as
+    unfold, unflatten, narrow = S.unfold, S.unflatten, S.narrow
+    movedim = moveaxis = S.movedim
+    diag, diagonal, diag_embed, trace = S.diag, S.diagonal, S.diag_embed, S.trace
+    broadcast_to, view_as, reshape_as = S.broadcast_to, S.view_as, S.reshape_as
 
     # --- products ------------------------------------------------------------------------------
-    mm = P.mm
-    bmm = P.bmm
-    mv = P.mv
+    mm, bmm, mv = P.mm, P.bmm, P.mv
 
     def dot(self, other):
         return P.dot(self, other)
 
-    inner = P.inner
-    outer = P.outer
-    ger = outer
-    kron = P.kron
-    addmm = P.addmm
-    baddbmm = P.baddbmm
-    addmv = P.addmv
+    inner, kron = P.inner, P.kron
+    outer = ger = P.outer
+    addmm, baddbmm, addmv = P.addmm, P.baddbmm, P.addmv
