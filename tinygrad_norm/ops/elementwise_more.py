@@ -73,28 +73,30 @@ class Log1p(FloatUnary):
         return grad_output / (a + 1)
 
 
-class Log2(FloatUnary):
-    """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
+class LogOfBase(FloatUnary):
+    """out = log_base(a), exact at powers of the base (which log(a) / log(base) is not);
+    d log_base(a)/da = 1 / (a ln base). Subclasses name `numpy_fn` and `base`."""
+
+    base = None  # 2 or 10
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(ctx.fn.base))
+
+
+class Log2(LogOfBase):
+    """out = log2(a); d/da = 1 / (a ln 2)."""
 
     formula = "grad_a = grad_out / (a * ln(2))"
-    numpy_fn = np.log2
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(2))
+    numpy_fn, base = np.log2, 2
 
 
-class Log10(FloatUnary):
-    """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
+class Log10(LogOfBase):
+    """out = log10(a); d/da = 1 / (a ln 10)."""
 
     formula = "grad_a = grad_out / (a * ln(10))"
-    numpy_fn = np.log10
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(10))
+    numpy_fn, base = np.log10, 10
 
 
 class Erfc(FloatUnary):
