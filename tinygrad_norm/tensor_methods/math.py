@@ -1,10 +1,10 @@
 """`MathMethods`: the standard elementwise math, reductions, scans and sorting as Tensor methods.
 
-Each method is a one-line call into the ops: a primitive's `apply` (ops/trig.py,
-ops/elementwise_more.py, ops/rounding.py) or a composed function (ops/math_composite.py,
-ops/reduce_more.py, ops/scan.py, ops/sort.py). A method that only passes its arguments on is the
-function itself: `isnan = M.isnan` makes `x.isnan()` the call `M.isnan(x)`. Names, arguments and
-defaults are PyTorch's.
+Each method is one line on the ops: a primitive applied (`sin = method_of(Sin)`: `x.sin()` is
+`Sin.apply(x)`; ops/trig.py, ops/elementwise_more.py, ops/rounding.py) or a composed function
+(ops/math_composite.py, ops/reduce_more.py, ops/scan.py, ops/sort.py). A method that only passes
+its arguments on is that function itself: `isnan = M.isnan` makes `x.isnan()` the call
+`M.isnan(x)`. Names, arguments and defaults are PyTorch's.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..ops import sort as O
 from ..ops.elementwise_more import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
 from ..ops.rounding import Ceil, Floor, Round, Sign, Trunc
 from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cos, Cosh, Sin, Sinh, Tan
+from .pointwise import method_of
 
 
 class MathMethods:
@@ -29,89 +30,33 @@ class MathMethods:
     __slots__ = ()
 
     # --- trigonometric and hyperbolic ----------------------------------------------------------
-    def sin(self):
-        return Sin.apply(self)
-
-    def cos(self):
-        return Cos.apply(self)
-
-    def tan(self):
-        return Tan.apply(self)
-
-    def asin(self):
-        return Asin.apply(self)
-
-    def acos(self):
-        return Acos.apply(self)
-
-    def atan(self):
-        return Atan.apply(self)
+    sin, cos, tan = method_of(Sin), method_of(Cos), method_of(Tan)
+    asin, acos, atan = method_of(Asin), method_of(Acos), method_of(Atan)
+    sinh, cosh = method_of(Sinh), method_of(Cosh)
+    asinh, acosh, atanh = method_of(Asinh), method_of(Acosh), method_of(Atanh)
 
     def atan2(self, other):
         return Atan2.apply(*M.pair("atan2", self, other))
-
-    def sinh(self):
-        return Sinh.apply(self)
-
-    def cosh(self):
-        return Cosh.apply(self)
-
-    def asinh(self):
-        return Asinh.apply(self)
-
-    def acosh(self):
-        return Acosh.apply(self)
-
-    def atanh(self):
-        return Atanh.apply(self)
 
     arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2  # NumPy's names, PyTorch's aliases
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
     # --- exponentials and logarithms -----------------------------------------------------------
-    def expm1(self):
-        return Expm1.apply(self)
-
-    def log1p(self):
-        return Log1p.apply(self)
-
-    def log2(self):
-        return Log2.apply(self)
-
-    def log10(self):
-        return Log10.apply(self)
-
+    expm1, log1p = method_of(Expm1), method_of(Log1p)
+    log2, log10 = method_of(Log2), method_of(Log10)
     exp2 = M.exp2
-
-    def erfc(self):
-        return Erfc.apply(self)
-
-    def erfinv(self):
-        return Erfinv.apply(self)
-
+    erfc, erfinv = method_of(Erfc), method_of(Erfinv)
     logaddexp = M.logaddexp
 
     # --- rounding and sign ---------------------------------------------------------------------
-    def floor(self):
-        return Floor.apply(self)
-
-    def ceil(self):
-        return Ceil.apply(self)
-
-    def trunc(self):
-        return Trunc.apply(self)
-
-    fix = trunc
+    floor, ceil = method_of(Floor), method_of(Ceil)
+    trunc = fix = method_of(Trunc)
 
     def round(self, *, decimals=0):
         return Round.apply(self, decimals=decimals)
 
     frac = M.frac
-
-    def sign(self):
-        return Sign.apply(self)
-
-    sgn = sign
+    sign = sgn = method_of(Sign)
     copysign = M.copysign
 
     # --- arithmetic ----------------------------------------------------------------------------
