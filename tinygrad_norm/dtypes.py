@@ -31,37 +31,15 @@ class dtype:  # noqa: N801 - PyTorch's name, as tg.dtype
         """The NumPy dtype (what `np.dtype(tg.float32)` reads)."""
         return self._numpy
 
-    @property
-    def kind(self) -> str:
-        return self.dtype.kind
-
-    @property
-    def itemsize(self) -> int:
-        return self.dtype.itemsize
-
-    @property
-    def name(self) -> str:
-        return self.dtype.name
-
-    @property
-    def type(self):
-        return self.dtype.type
-
-    @property
-    def char(self) -> str:
-        return self.dtype.char
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.dtype.kind == "f"
-
-    @property
-    def is_complex(self) -> bool:
-        return self.dtype.kind == "c"
-
-    @property
-    def is_signed(self) -> bool:
-        return self.dtype.kind in "ifc"
+    # read from the NumPy dtype: the attributes code written for NumPy reads, and PyTorch's flags
+    kind = property(lambda self: self._numpy.kind)
+    itemsize = property(lambda self: self._numpy.itemsize)
+    name = property(lambda self: self._numpy.name)
+    type = property(lambda self: self._numpy.type)
+    char = property(lambda self: self._numpy.char)
+    is_floating_point = property(lambda self: self._numpy.kind == "f")
+    is_complex = property(lambda self: self._numpy.kind == "c")
+    is_signed = property(lambda self: self._numpy.kind in "ifc")
 
     def __eq__(self, other):
         if isinstance(other, dtype):

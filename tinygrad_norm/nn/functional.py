@@ -79,31 +79,18 @@ __all__ = [
 # --- linear layers ------------------------------------------------------------------------------
 
 
-def cross_entropy(
-    input,  # noqa: A002 - PyTorch's name
-    target,
-    weight=None,
-    *,
-    ignore_index=-100,
-    reduction="mean",
-    label_smoothing=0.0,
-):
+def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorch's name
     """Cross-entropy between logits and class indices or probabilities, one fused node
     (`ops/fused/cross_entropy.py`, where the arguments, shapes and derivation are described).
+    `options`, by keyword as in PyTorch: ignore_index=-100, reduction="mean",
+    label_smoothing=0.0. Here the input and target may also be arrays or lists.
 
     >>> import tinygrad_norm as tg
     >>> cross_entropy(tg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), tg.tensor([0, 2]))
     tensor(0.6691)
     """
     target = target if isinstance(target, Tensor) else as_tensor(np.asarray(target))
-    return _fused_cross_entropy(
-        as_tensor(input),
-        target,
-        weight,
-        ignore_index=ignore_index,
-        reduction=reduction,
-        label_smoothing=label_smoothing,
-    )
+    return _fused_cross_entropy(as_tensor(input), target, weight, **options)
 
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name

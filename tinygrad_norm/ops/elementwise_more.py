@@ -1,9 +1,11 @@
-"""More elementwise primitives: maximum/minimum, expm1, log1p, erfc, erfinv, fmod, remainder.
+"""More elementwise primitives: expm1, log1p, log2, log10, erfc, erfinv (of one tensor), then
+maximum/minimum and fmod/remainder (of two).
 
-Each is a primitive for a reason a composition cannot meet: `np.maximum` propagates NaN from
-either side (a `where` on a comparison would not); expm1, log1p and erfc keep their digits where
-exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them; erfinv has no closed form; fmod and
-remainder are exact in NumPy where a - b * trunc(a / b) rounds twice.
+Each is a primitive for a reason a composition cannot meet: expm1, log1p and erfc keep their
+digits where exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them (log2 and log10 are exact at
+powers of their base); erfinv has no closed form; `np.maximum` propagates NaN from either side
+(a `where` on a comparison would not); fmod and remainder are exact in NumPy where
+a - b * trunc(a / b) rounds twice.
 """
 
 import math
@@ -21,6 +23,113 @@ def float_array(a: np.ndarray) -> np.ndarray:
     return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
 
 
+class FloatUnary(Function):
+    """A float-valued function of one tensor whose derivative is written in its input a.
+
+    The common forward: `numpy_fn(a)` (integer and bool inputs become the default float dtype),
+    keeping a for backward. Each subclass names its `numpy_fn` and writes its own backward.
+    """
+
+    numpy_fn = None  # the NumPy function, e.g. np.sin
+
+    @classmethod
+    def forward(cls, ctx, a):
+        ctx.save_for_backward(a)
+        return cls.numpy_fn(float_array(a))
+
+
+class FloatUnaryOfOutput(FloatUnary):
+    """As FloatUnary, but keeps the output for backward: for a derivative with a closed form in
+    the output (d tan(a)/da = 1 + tan(a)^2, d expm1(a)/da = expm1(a) + 1)."""
+
+    @classmethod
+    def forward(cls, ctx, a):
+        out = cls.numpy_fn(float_array(a))
+        ctx.save_for_backward(out)
+        return out
+
+
+class Expm1(FloatUnaryOfOutput):
+    """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
+
+    formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
+    numpy_fn = np.expm1
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (out + 1)
+
+
+class Log1p(FloatUnary):
+    """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
+
+    formula = "grad_a = grad_out / (1 + a)"
+    numpy_fn = np.log1p
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a + 1)
+
+
+class LogOfBase(FloatUnary):
+    """out = log_base(a), exact at powers of the base (which log(a) / log(base) is not);
+    d log_base(a)/da = 1 / (a ln base). Subclasses name `numpy_fn` and `base`."""
+
+    base = None  # 2 or 10
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output / (a * math.log(ctx.fn.base))
+
+
+class Log2(LogOfBase):
+    """out = log2(a); d/da = 1 / (a ln 2)."""
+
+    formula = "grad_a = grad_out / (a * ln(2))"
+    numpy_fn, base = np.log2, 2
+
+
+class Log10(LogOfBase):
+    """out = log10(a); d/da = 1 / (a ln 10)."""
+
+    formula = "grad_a = grad_out / (a * ln(10))"
+    numpy_fn, base = np.log10, 10
+
+
+class Erfc(FloatUnary):
+    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
+
+    d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
+    """
+
+    formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
+    numpy_fn = erfc_array
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+
+
+class Erfinv(FloatUnaryOfOutput):
+    """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
+
+    The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
+    infinite at a = +-1.
+    """
+
+    formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
+    numpy_fn = erfinv_array
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
+
+
 def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
     """How much of the gradient each side of maximum/minimum gets, as PyTorch shares it:
     all to the winner, half each at a tie, and all to both where a NaN makes them unordered."""
@@ -31,7 +140,25 @@ def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
     return share_a.astype(dtype), share_b.astype(dtype)
 
 
-class Maximum(Function):
+class _Extremum(Function):
+    """The common forward and backward of maximum and minimum: each side's gradient is
+    grad_out times its share (`_tie_shares`); `numpy_fn` picks, `a_wins` says where a is taken."""
+
+    numpy_fn = None  # np.maximum or np.minimum
+    a_wins = None  # np.greater or np.less
+
+    @classmethod
+    def forward(cls, ctx, a, b):
+        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
+            ctx.share_a, ctx.share_b = _tie_shares(a, b, cls.a_wins(a, b))
+        return cls.numpy_fn(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.share_a, grad_output * ctx.share_b
+
+
+class Maximum(_Extremum):
     """out = max(a, b) elementwise; NaN if either is NaN (np.maximum).
 
     NOTE: at a tie (a == b) the function has a kink; the gradient is split 0.5 / 0.5 between the
@@ -39,111 +166,39 @@ class Maximum(Function):
     """
 
     formula = "grad_a = grad_out * [a > b] (0.5 at a == b);  grad_b = grad_out * [b > a] (0.5)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.share_a, ctx.share_b = _tie_shares(a, b, a > b)
-        return np.maximum(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.share_a, grad_output * ctx.share_b
+    numpy_fn, a_wins = np.maximum, np.greater
 
 
-class Minimum(Function):
+class Minimum(_Extremum):
     """out = min(a, b) elementwise; NaN if either is NaN (np.minimum).
 
     NOTE: a kink at a == b, where the gradient is split 0.5 / 0.5, as PyTorch does.
     """
 
     formula = "grad_a = grad_out * [a < b] (0.5 at a == b);  grad_b = grad_out * [b < a] (0.5)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.share_a, ctx.share_b = _tie_shares(a, b, a < b)
-        return np.minimum(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.share_a, grad_output * ctx.share_b
+    numpy_fn, a_wins = np.minimum, np.less
 
 
-class Expm1(Function):
-    """out = exp(a) - 1, exact for small a (np.expm1); d out/da = exp(a) = out + 1."""
+class _Modulo(Function):
+    """The common forward and backward of fmod and remainder: out = a - b * k with the count
+    k = `count_fn`(a / b), constant between jumps, so d out/da = 1 and d out/db = -k."""
 
-    formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
+    numpy_fn = None  # np.fmod or np.remainder
+    count_fn = None  # np.trunc or np.floor
 
-    @staticmethod
-    def forward(ctx, a):
-        out = np.expm1(float_array(a))
-        ctx.save_for_backward(out)
-        return out
+    @classmethod
+    def forward(cls, ctx, a, b):
+        if ctx.needs_input_grad[1]:
+            ctx.count = cls.count_fn(a / b)
+        return cls.numpy_fn(a, b)
 
     @staticmethod
     def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (out + 1)
+        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
+        return grad_output, grad_b
 
 
-class Log1p(Function):
-    """out = log(1 + a), exact for small a (np.log1p); d out/da = 1 / (1 + a)."""
-
-    formula = "grad_a = grad_out / (1 + a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log1p(float_array(a))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a + 1)
-
-
-class Erfc(Function):
-    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
-
-    d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
-    """
-
-    formula = "grad_a = -grad_out * 2/sqrt(pi) * exp(-a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return erfc_array(float_array(a))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
-
-
-class Erfinv(Function):
-    """out = erfinv(a), the x with erf(x) = a, for a in [-1, 1] (NaN outside).
-
-    The inverse function rule: d erfinv(a)/da = 1 / erf'(out) = sqrt(pi)/2 * exp(out^2),
-    infinite at a = +-1.
-    """
-
-    formula = "grad_a = grad_out * sqrt(pi)/2 * exp(out**2)     (out = erfinv(a))"
-
-    @staticmethod
-    def forward(ctx, a):
-        out = erfinv_array(float_array(a))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
-
-
-class Fmod(Function):
+class Fmod(_Modulo):
     """out = a - b * trunc(a / b), the remainder with the sign of a (C's fmod, np.fmod).
 
     Between jumps, trunc(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
@@ -151,66 +206,14 @@ class Fmod(Function):
     """
 
     formula = "grad_a = grad_out;  grad_b = -grad_out * trunc(a / b)   (jumps where a / b is whole)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[1]:
-            ctx.count = np.trunc(a / b)
-        return np.fmod(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
-        return grad_output, grad_b
+    numpy_fn, count_fn = np.fmod, np.trunc
 
 
-class Remainder(Function):
+class Remainder(_Modulo):
     """out = a - b * floor(a / b), the remainder with the sign of b (Python's %, np.remainder).
 
     Between jumps, floor(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
     """
 
     formula = "grad_a = grad_out;  grad_b = -grad_out * floor(a / b)   (jumps where a / b is whole)"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if ctx.needs_input_grad[1]:
-            ctx.count = np.floor(a / b)
-        return np.remainder(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
-        return grad_output, grad_b
-
-
-class Log2(Function):
-    """out = log2(a) (exact at powers of two, which log(a) / log(2) is not); d/da = 1 / (a ln 2)."""
-
-    formula = "grad_a = grad_out / (a * ln(2))"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log2(float_array(a))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(2))
-
-
-class Log10(Function):
-    """out = log10(a) (exact at powers of ten); d/da = 1 / (a ln 10)."""
-
-    formula = "grad_a = grad_out / (a * ln(10))"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.log10(float_array(a))
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * math.log(10))
+    numpy_fn, count_fn = np.remainder, np.floor

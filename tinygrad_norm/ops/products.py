@@ -13,10 +13,12 @@ from ..broadcast import broadcast_shape
 from .composite import as_tensor, matmul
 from .einsum import LETTERS, einsum
 
+_KINDS = {1: "a vector", 2: "a matrix", 3: "a batch of matrices"}
 
-def _require(op: str, name: str, x, ndim: int, what: str) -> None:
+
+def _require(op: str, name: str, x, ndim: int) -> None:
     if x.ndim != ndim:
-        raise RuntimeError(f"{op}: {name} must be {what} ({ndim}-D), got shape {x.shape}")
+        raise RuntimeError(f"{op}: {name} must be {_KINDS[ndim]} ({ndim}-D), got shape {x.shape}")
 
 
 def _same_dtype(op: str, a, b) -> None:
@@ -27,12 +29,19 @@ def _same_dtype(op: str, a, b) -> None:
         )
 
 
+def _operands(op: str, input, other, names: tuple, ndims: tuple):  # noqa: A002
+    """(input, other as a Tensor), after the checks PyTorch makes: each has its ndim (named
+    `names` in the message) and both have one dtype (no promotion)."""
+    a, b = input, as_tensor(other, input)
+    _require(op, names[0], a, ndims[0])
+    _require(op, names[1], b, ndims[1])
+    _same_dtype(op, a, b)
+    return a, b
+
+
 def mm(input, mat2):  # noqa: A002 - PyTorch's names
     """(n, k) @ (k, m) -> (n, m), matrices only (matmul also takes vectors and batches)."""
-    a, b = input, as_tensor(mat2, input)
-    _require("mm", "self", a, 2, "a matrix")
-    _require("mm", "mat2", b, 2, "a matrix")
-    _same_dtype("mm", a, b)
+    a, b = _operands("mm", input, mat2, ("self", "mat2"), (2, 2))
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(
             f"mm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
@@ -43,10 +52,7 @@ def mm(input, mat2):  # noqa: A002 - PyTorch's names
 
 def bmm(input, mat2):  # noqa: A002
     """(B, n, k) @ (B, k, m) -> (B, n, m): one matrix product per batch element, no broadcasting."""
-    a, b = input, as_tensor(mat2, input)
-    _require("bmm", "batch1", a, 3, "a batch of matrices")
-    _require("bmm", "batch2", b, 3, "a batch of matrices")
-    _same_dtype("bmm", a, b)
+    a, b = _operands("bmm", input, mat2, ("batch1", "batch2"), (3, 3))
     if b.shape[:2] != (a.shape[0], a.shape[2]):
         raise RuntimeError(
             f"bmm: expected batch2 to start with [{a.shape[0]}, {a.shape[2]}] (batch size and "
@@ -57,10 +63,7 @@ def bmm(input, mat2):  # noqa: A002
 
 def mv(input, vec):  # noqa: A002
     """(n, m) @ (m,) -> (n,)."""
-    a, v = input, as_tensor(vec, input)
-    _require("mv", "mat", a, 2, "a matrix")
-    _require("mv", "vec", v, 1, "a vector")
-    _same_dtype("mv", a, v)
+    a, v = _operands("mv", input, vec, ("mat", "vec"), (2, 1))
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"mv: size mismatch, mat {a.shape} and vec {v.shape}")
     return matmul(a, v)
@@ -95,8 +98,8 @@ def inner(input, other):  # noqa: A002
 def outer(input, vec2):  # noqa: A002
     """out[i, j] = a[i] * b[j]: (n,) and (m,) -> (n, m)."""
     a, b = input, as_tensor(vec2, input)
-    _require("outer", "self", a, 1, "a vector")
-    _require("outer", "vec2", b, 1, "a vector")
+    _require("outer", "self", a, 1)
+    _require("outer", "vec2", b, 1)
     return a.reshape(-1, 1) * b  # (n, 1) * (m,) -> (n, m)
 
 

@@ -27,7 +27,7 @@ from .math_composite import to_float
 from .reduce import Max, Sum
 from .scan import _along
 from .shape import cat
-from .sort import MinMax, argsort_array, axis_of, constant, take_along
+from .sort import MinMax, argsort_array, axis_for_k, axis_of, constant, take_along
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - PyTorch's names
@@ -176,13 +176,7 @@ def median(input, dim=None, keepdim=False):  # noqa: A002
 def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     """(values, indices) of the k-th smallest element along `dim` (k counts from 1)."""
     x = input
-    axis = axis_of("kthvalue", x, dim)
-    n = 1 if axis is None else x.shape[axis]
-    if not 1 <= k <= n:
-        raise RuntimeError(
-            f"kthvalue: k ({k}) is out of range: dim {dim} of the input of shape {x.shape} has "
-            f"{n} elements; k counts from 1 to {n}"
-        )
+    axis = axis_for_k("kthvalue", x, dim, k, smallest=1)
 
     def choose(ranked, order):
         return np.full(ranked.shape[:axis] + ranked.shape[axis + 1 :], k - 1)

@@ -30,28 +30,32 @@ def _keep_integers(array: np.ndarray, rounded) -> np.ndarray:
     return array.copy() if array.dtype.kind in "biu" else rounded(array)
 
 
-class Floor(PiecewiseConstant):
+class _RoundToInteger(PiecewiseConstant):
+    """The common forward of floor, ceil and trunc: `numpy_fn(a)`, integers kept as they are."""
+
+    numpy_fn = None  # np.floor, np.ceil or np.trunc
+
+    @classmethod
+    def forward(cls, ctx, a):
+        return _keep_integers(a, cls.numpy_fn)
+
+
+class Floor(_RoundToInteger):
     """out = the largest integer <= a."""
 
-    @staticmethod
-    def forward(ctx, a):
-        return _keep_integers(a, np.floor)
+    numpy_fn = np.floor
 
 
-class Ceil(PiecewiseConstant):
+class Ceil(_RoundToInteger):
     """out = the smallest integer >= a."""
 
-    @staticmethod
-    def forward(ctx, a):
-        return _keep_integers(a, np.ceil)
+    numpy_fn = np.ceil
 
 
-class Trunc(PiecewiseConstant):
+class Trunc(_RoundToInteger):
     """out = a with its fractional part dropped (towards 0)."""
 
-    @staticmethod
-    def forward(ctx, a):
-        return _keep_integers(a, np.trunc)
+    numpy_fn = np.trunc
 
 
 class Round(PiecewiseConstant):

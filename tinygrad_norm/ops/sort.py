@@ -31,6 +31,19 @@ def axis_of(op: str, x, dim) -> int | None:
     return dims[0] if dims else None
 
 
+def axis_for_k(op: str, x, dim, k: int, smallest: int) -> int | None:
+    """`dim` as an axis (as `axis_of`), after checking that k elements can be taken along it:
+    smallest <= k <= n (topk may take 0 elements, kthvalue counts from 1)."""
+    axis = axis_of(op, x, dim)
+    n = 1 if axis is None else x.shape[axis]
+    if not smallest <= k <= n:
+        raise RuntimeError(
+            f"{op}: k ({k}) is out of range: dim {dim} of the input of shape {x.shape} has "
+            f"{n} elements; k must be from {smallest} to {n}"
+        )
+    return axis
+
+
 def take_along(x, indices: np.ndarray, axis: int | None):
     """x's elements at `indices` along `axis` (np.take_along_axis), differentiably: the gradient
     of each taken value is added back at the place it was taken from."""
@@ -83,13 +96,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's
     """(values, indices) of the k largest (or, with largest=False, smallest) elements along
     `dim`, largest first. Among equal elements the earlier ones are taken first."""
     x = input
-    axis = axis_of("topk", x, dim)
-    n = 1 if axis is None else x.shape[axis]
-    if not 0 <= k <= n:
-        raise RuntimeError(
-            f"topk: k ({k}) is out of range: dim {dim} of the input of shape {x.shape} has "
-            f"{n} elements; k must be from 0 to {n}"
-        )
+    axis = axis_for_k("topk", x, dim, k, smallest=0)
     if axis is None:
         return ValuesIndices(x, constant(np.zeros((), np.int64), x))
     order = argsort_array(x.array, axis, descending=largest).astype(np.int64)

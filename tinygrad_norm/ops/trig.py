@@ -12,18 +12,14 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .elementwise import Where
-from .elementwise_more import float_array
+from .elementwise_more import FloatUnary, FloatUnaryOfOutput, float_array
 
 
-class Sin(Function):
+class Sin(FloatUnary):
     """out = sin(a); d sin(a)/da = cos(a)."""
 
     formula = "grad_a = grad_out * cos(a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.sin(float_array(a))
+    numpy_fn = np.sin
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -31,15 +27,11 @@ class Sin(Function):
         return grad_output * Cos.apply(a)
 
 
-class Cos(Function):
+class Cos(FloatUnary):
     """out = cos(a); d cos(a)/da = -sin(a)."""
 
     formula = "grad_a = -grad_out * sin(a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.cos(float_array(a))
+    numpy_fn = np.cos
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -47,16 +39,11 @@ class Cos(Function):
         return -grad_output * Sin.apply(a)
 
 
-class Tan(Function):
+class Tan(FloatUnaryOfOutput):
     """out = tan(a); d tan(a)/da = 1 / cos(a)^2 = 1 + tan(a)^2."""
 
     formula = "grad_a = grad_out * (1 + out**2)     (out = tan(a))"
-
-    @staticmethod
-    def forward(ctx, a):
-        out = np.tan(float_array(a))
-        ctx.save_for_backward(out)
-        return out
+    numpy_fn = np.tan
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -64,15 +51,11 @@ class Tan(Function):
         return grad_output * (out * out + 1)
 
 
-class Asin(Function):
+class Asin(FloatUnary):
     """out = asin(a) for a in [-1, 1]; d asin(a)/da = 1 / sqrt(1 - a^2) (infinite at +-1)."""
 
     formula = "grad_a = grad_out / sqrt(1 - a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arcsin(float_array(a))
+    numpy_fn = np.arcsin
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -80,15 +63,11 @@ class Asin(Function):
         return grad_output / (1 - a * a).sqrt()
 
 
-class Acos(Function):
+class Acos(FloatUnary):
     """out = acos(a) for a in [-1, 1]; acos = pi/2 - asin, so d acos(a)/da = -1 / sqrt(1 - a^2)."""
 
     formula = "grad_a = -grad_out / sqrt(1 - a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arccos(float_array(a))
+    numpy_fn = np.arccos
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -96,15 +75,11 @@ class Acos(Function):
         return -grad_output / (1 - a * a).sqrt()
 
 
-class Atan(Function):
+class Atan(FloatUnary):
     """out = atan(a); d atan(a)/da = 1 / (1 + a^2)."""
 
     formula = "grad_a = grad_out / (1 + a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arctan(float_array(a))
+    numpy_fn = np.arctan
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -142,15 +117,11 @@ class Atan2(Function):
         )
 
 
-class Sinh(Function):
+class Sinh(FloatUnary):
     """out = sinh(a) = (e^a - e^-a) / 2; d sinh(a)/da = cosh(a)."""
 
     formula = "grad_a = grad_out * cosh(a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.sinh(float_array(a))
+    numpy_fn = np.sinh
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -158,15 +129,11 @@ class Sinh(Function):
         return grad_output * Cosh.apply(a)
 
 
-class Cosh(Function):
+class Cosh(FloatUnary):
     """out = cosh(a) = (e^a + e^-a) / 2; d cosh(a)/da = sinh(a)."""
 
     formula = "grad_a = grad_out * sinh(a)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.cosh(float_array(a))
+    numpy_fn = np.cosh
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -174,15 +141,11 @@ class Cosh(Function):
         return grad_output * Sinh.apply(a)
 
 
-class Asinh(Function):
+class Asinh(FloatUnary):
     """out = asinh(a) = log(a + sqrt(a^2 + 1)); d asinh(a)/da = 1 / sqrt(a^2 + 1)."""
 
     formula = "grad_a = grad_out / sqrt(a**2 + 1)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arcsinh(float_array(a))
+    numpy_fn = np.arcsinh
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -190,15 +153,11 @@ class Asinh(Function):
         return grad_output / (a * a + 1).sqrt()
 
 
-class Acosh(Function):
+class Acosh(FloatUnary):
     """out = acosh(a) for a >= 1; d acosh(a)/da = 1 / sqrt(a^2 - 1) (infinite at 1)."""
 
     formula = "grad_a = grad_out / sqrt(a**2 - 1)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arccosh(float_array(a))
+    numpy_fn = np.arccosh
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -206,15 +165,11 @@ class Acosh(Function):
         return grad_output / (a * a - 1).sqrt()
 
 
-class Atanh(Function):
+class Atanh(FloatUnary):
     """out = atanh(a) for a in (-1, 1); d atanh(a)/da = 1 / (1 - a^2)."""
 
     formula = "grad_a = grad_out / (1 - a**2)"
-
-    @staticmethod
-    def forward(ctx, a):
-        ctx.save_for_backward(a)
-        return np.arctanh(float_array(a))
+    numpy_fn = np.arctanh
 
     @staticmethod
     def backward(ctx, grad_output):

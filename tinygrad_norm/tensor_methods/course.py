@@ -21,6 +21,16 @@ from __future__ import annotations
 from .. import dtypes
 
 
+def _in_place(op: str, out_of_place):
+    """The method `x.op()` of no arguments: `out_of_place(x)`, written back into x."""
+
+    def method(self):
+        return self._change_in_place(op, out_of_place)
+
+    method.__name__, method.__qualname__ = op, f"Tensor.{op}"
+    return method
+
+
 class CourseMethods:
     __slots__ = ()
 
@@ -81,29 +91,14 @@ class CourseMethods:
         return steps if dim is None else steps[dim]
 
     # --- in place: out-of-place op, written back -------------------------------------------
-    def exp_(self):
-        return self._change_in_place("exp_", lambda t: t.exp())
-
-    def log_(self):
-        return self._change_in_place("log_", lambda t: t.log())
-
-    def sqrt_(self):
-        return self._change_in_place("sqrt_", lambda t: t.sqrt())
-
-    def abs_(self):
-        return self._change_in_place("abs_", lambda t: t.abs())
-
-    def neg_(self):
-        return self._change_in_place("neg_", lambda t: -t)
-
-    def sigmoid_(self):
-        return self._change_in_place("sigmoid_", lambda t: t.sigmoid())
-
-    def tanh_(self):
-        return self._change_in_place("tanh_", lambda t: t.tanh())
-
-    def relu_(self):
-        return self._change_in_place("relu_", lambda t: t.relu())
+    exp_ = _in_place("exp_", lambda t: t.exp())
+    log_ = _in_place("log_", lambda t: t.log())
+    sqrt_ = _in_place("sqrt_", lambda t: t.sqrt())
+    abs_ = _in_place("abs_", lambda t: t.abs())
+    neg_ = _in_place("neg_", lambda t: -t)
+    sigmoid_ = _in_place("sigmoid_", lambda t: t.sigmoid())
+    tanh_ = _in_place("tanh_", lambda t: t.tanh())
+    relu_ = _in_place("relu_", lambda t: t.relu())
 
     def clamp_min_(self, min):  # noqa: A002 - PyTorch's name
         return self._change_in_place("clamp_min_", lambda t: t.clamp(min=min), min)

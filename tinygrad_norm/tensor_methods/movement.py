@@ -1,6 +1,8 @@
 """Tensor methods that move data around: `x.reshape(2, 3)`, `x.permute(1, 0)`, `x.split(2)`, ...
 
-Each is a one-line call into `ops/composite.py`. `Tensor` inherits these methods.
+Each is a one-line call into `ops/shape.py`, or that op's function itself where the method only
+passes its arguments on (`squeeze = C.squeeze`: `x.squeeze(0)` calls `C.squeeze(x, 0)`).
+`Tensor` inherits these methods.
 """
 
 from __future__ import annotations
@@ -15,23 +17,15 @@ class MovementMethods:
         return C.reshape(self, *shape)
 
     view = reshape
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return C.flatten(self, start_dim, end_dim)
+    flatten = C.flatten
 
     def permute(self, *dims):
         return C.permute(self, *dims)
 
-    def transpose(self, dim0, dim1):
-        return C.transpose(self, dim0, dim1)
-
+    transpose = C.transpose
     swapaxes = transpose
-
-    def squeeze(self, dim=None):
-        return C.squeeze(self, dim)
-
-    def unsqueeze(self, dim):
-        return C.unsqueeze(self, dim)
+    squeeze = C.squeeze
+    unsqueeze = C.unsqueeze
 
     def expand(self, *sizes):
         return C.expand(self, *sizes)
@@ -42,8 +36,5 @@ class MovementMethods:
     def repeat(self, *sizes):
         return C.repeat(self, *sizes)
 
-    def split(self, split_size_or_sections, dim=0):
-        return C.split(self, split_size_or_sections, dim)
-
-    def chunk(self, chunks, dim=0):
-        return C.chunk(self, chunks, dim)
+    split = C.split
+    chunk = C.chunk

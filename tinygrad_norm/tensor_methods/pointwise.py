@@ -1,7 +1,9 @@
 """Tensor methods for elementwise maths: `x.exp()`, `x.clamp(0, 1)`, `x.matmul(w)`, ...
 
-Each is a one-line call into the primitive (`ops/elementwise.py`) or the composed operation
-(`ops/composite.py`) of the same name. `Tensor` inherits these methods.
+Each is one line on the primitive (`ops/elementwise.py`; `exp = method_of(Exp)`: `x.exp()` is
+`Exp.apply(x)`) or the composed operation (`ops/composite.py`) of the same name; where a method
+would only pass its arguments on, it is that function itself (`tril = C.tril`: `x.tril(1)` calls
+`C.tril(x, 1)`). `Tensor` inherits these methods.
 """
 
 from __future__ import annotations
@@ -10,17 +12,22 @@ from ..ops import composite as C
 from ..ops.elementwise import Abs, Erf, Exp, Log, Pow, Relu, Sigmoid, Sqrt, Tanh
 
 
+def method_of(fn):
+    """The Tensor method that applies the one-input primitive `fn`: with `exp = method_of(Exp)`,
+    `x.exp()` is `Exp.apply(x)`. The method takes fn's name (lower case) and docstring."""
+
+    def method(self):
+        return fn.apply(self)
+
+    method.__name__ = fn.__name__.lower()
+    method.__qualname__, method.__doc__ = f"Tensor.{method.__name__}", fn.__doc__
+    return method
+
+
 class PointwiseMethods:
     __slots__ = ()
 
-    def exp(self):
-        return Exp.apply(self)
-
-    def log(self):
-        return Log.apply(self)
-
-    def sqrt(self):
-        return Sqrt.apply(self)
+    exp, log, sqrt = method_of(Exp), method_of(Log), method_of(Sqrt)
 
     def rsqrt(self):
         return 1 / Sqrt.apply(self)
@@ -28,25 +35,9 @@ class PointwiseMethods:
     def pow(self, exponent):
         return self._binary(Pow, exponent)
 
-    def tanh(self):
-        return Tanh.apply(self)
-
-    def sigmoid(self):
-        return Sigmoid.apply(self)
-
-    def relu(self):
-        return Relu.apply(self)
-
-    def erf(self):
-        return Erf.apply(self)
-
-    def abs(self):
-        return Abs.apply(self)
-
-    def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's names
-        return C.clamp(self, min, max)
-
-    clip = clamp
+    tanh, sigmoid, relu = method_of(Tanh), method_of(Sigmoid), method_of(Relu)
+    erf, abs = method_of(Erf), method_of(Abs)
+    clamp = clip = C.clamp
 
     def maximum(self, other):
         return C.maximum(self, other)
@@ -54,14 +45,7 @@ class PointwiseMethods:
     def minimum(self, other):
         return C.minimum(self, other)
 
-    def masked_fill(self, mask, value):
-        return C.masked_fill(self, mask, value)
-
-    def tril(self, diagonal=0):
-        return C.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return C.triu(self, diagonal)
+    masked_fill, tril, triu = C.masked_fill, C.tril, C.triu
 
     def matmul(self, other):
         return C.matmul(self, other)

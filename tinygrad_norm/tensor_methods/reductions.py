@@ -1,7 +1,8 @@
 """Tensor methods that reduce: `x.sum(dim)`, `x.mean()`, `x.var(dim, unbiased)`, `x.max(dim)`, ...
 
 `dim` takes an int, a tuple or a list; `keepdims` is accepted as PyTorch's alias of `keepdim`.
-Each is a one-line call into `ops/composite.py` (or the fused softmax). `Tensor` inherits them.
+Each is a one-line call into `ops/composite.py` (or the fused softmax), or that function itself
+where the method only passes its arguments on (`argmax = C.argmax`). `Tensor` inherits them.
 """
 
 from __future__ import annotations
@@ -38,14 +39,9 @@ class ReductionMethods:
     def amin(self, dim=None, keepdim=False, *, keepdims=None):
         return C.amin(self, dim, _keep(keepdim, keepdims))
 
-    def argmax(self, dim=None, keepdim=False):
-        return C.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return C.argmin(self, dim, keepdim)
-
-    def norm(self, p=2, dim=None, keepdim=False):
-        return C.norm(self, p, dim, keepdim)
+    argmax = C.argmax
+    argmin = C.argmin
+    norm = C.norm
 
     def softmax(self, dim):
         return fused_softmax(self, dim)
