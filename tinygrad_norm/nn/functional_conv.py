@@ -16,6 +16,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import conv as conv_ops
+from ..ops.fused.conv import conv as fused_conv
 
 __all__ = [
     "conv1d",
@@ -120,7 +121,7 @@ def _conv(op, n_space, input, weight, bias, stride, padding, dilation, groups): 
     pads = _conv_pads(op, padding, kernel, dilation, stride)
     geometry = conv_ops.windows(op, x.shape[2:], kernel, stride, dilation, pads)
     bias = None if bias is None else as_tensor(bias)
-    return _unbatch(conv_ops.conv(x, w, bias, geometry, groups), unbatched)
+    return _unbatch(fused_conv(x, w, bias, geometry, groups), unbatched)
 
 
 def _same_dtype(op: str, x, w, bias) -> None:
