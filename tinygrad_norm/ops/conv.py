@@ -204,6 +204,24 @@ def fold_array(cols: np.ndarray, geometry: Windows) -> np.ndarray:
     return out[every + inside]
 
 
+def in_memory_order_of(like: np.ndarray, a):
+    """The array `a` with its axes in the memory order of `like`'s (a copy if they differ; a
+    Tensor as it is). NOTE: a NumPy pass over arrays of different memory orders walks one of
+    them against its grain: 2x2 max pooling's backward on (64, 16, 10, 10) took 0.39 ms
+    with a row-major gradient and batch-last windows, 0.15 ms with this copy first (one
+    training step of the course LeNet)."""
+    if not isinstance(a, np.ndarray) or _axis_order(a) == _axis_order(like):
+        return a
+    out = np.empty_like(like, dtype=a.dtype)
+    out[...] = a
+    return out
+
+
+def _axis_order(a: np.ndarray) -> list:
+    """The axes of `a` from the outermost in memory (largest stride) to the innermost."""
+    return sorted(range(a.ndim), key=lambda i: -a.strides[i])
+
+
 def _zeros_in_memory_order_of(cols: np.ndarray, shape: tuple) -> np.ndarray:
     """Zeros of `shape` (N, C, *S) whose memory order of axes is that of cols' (N, C, *O)."""
     n_space = len(shape) - 2
