@@ -4,7 +4,7 @@ backward (per group).
 Composed (`conv_reference`: Unfold, a batched MatMul, a bias Add) a convolution is one small
 product per image, and autograd derives a backward of one small product per image for the
 weight gradient, summed afterwards. Here the columns of all N images sit side by side in one
-(C·k, N·L) matrix, so each of the three products is a single GEMM over the whole batch.
+(C·k, L·N) matrix, so each of the three products is a single GEMM over the whole batch.
 """
 
 import math
@@ -20,21 +20,22 @@ from .xp import operands
 class Conv(Function):
     """y = W @ cols + b: x (N, C, *S), weight (O, C/g, *K), bias (O,) or None -> (N, O, *O).
 
-    cols = `columns(x)` (C·k, N·L), k = prod(K) kernel elements, L = prod(O) windows per image:
-    column n·L + l holds window l of image n, channel by channel. With groups g, W is viewed
-    as (g, O/g, C/g·k) and cols as (g, C/g·k, N·L): group i's output channels see only its
-    input channels. Then, per group, with G = grad_out viewed as (g, O/g, N·L):
+    cols = `columns(x)` (C·k, L·N), k = prod(K) kernel elements, L = prod(O) windows per image:
+    column l·N + n holds window l of image n, channel by channel. With groups g, W is viewed
+    as (g, O/g, C/g·k) and cols as (g, C/g·k, L·N): group i's output channels see only its
+    input channels. Then, per group, with G = grad_out viewed as (g, O/g, L·N):
 
-        y      = W @ cols                 (g, O/g, N·L)   one GEMM
+        y      = W @ cols                 (g, O/g, L·N)   one GEMM
         grad_W = G @ cols^T               (g, O/g, C/g·k) one GEMM: every image and window
                                                           summed by the product itself
         grad_x = image(W^T @ G)           (N, C, *S)      one GEMM, then col2im: each column
                                                           added back where its window was read
-        grad_b = G summed over N·L
+        grad_b = G summed over its L·N columns
 
     These are MatMul's two gradients and Unfold's (Fold), written out. The output is returned
-    as (N, O, *O) with channel-major memory (a transposed view of the (O, N, *O) product): no
-    copy, and a gradient arriving in the same layout is viewed as G without one either.
+    as (N, O, *O) with batch-last memory (a permuted view of the (O, *O, N) product): no copy,
+    a gradient arriving in the same layout is viewed as G without one, and the next layer's
+    columns are copied out in runs of (window row × N) elements.
 
     Forward keeps cols (only when the weight needs its gradient). Under `create_graph=True`
     the backward's lines run on Tensors (`xp.py`) and cols is recomputed from the input
@@ -60,7 +61,7 @@ class Conv(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, geometry: Windows, groups: int):
         needs_x, needs_w = ctx.needs_input_grad[:2]
-        cols = columns(x, geometry)  # (C·k, N·L)
+        cols = columns(x, geometry)  # (C·k, L·N)
         ctx.save_for_backward(x, weight if needs_x else None, cols if needs_w else None)
         n, o = x.shape[0], weight.shape[0]
         y = _weight_matrix(weight, groups) @ _by_group(cols, groups)  # (g, O/g, L·N)
