@@ -120,6 +120,65 @@ def test_fused_max_pool_equals_its_composed_reference(kernel, stride, pads):
     assert tg.gradgradcheck(lambda t: pool.MaxPool.apply(t, g), (x,))
 
 
+@pytest.mark.parametrize(
+    "x_shape, w_shape, stride, dilation, pads, groups",
+    [
+        ((2, 3, 6, 5), (4, 3, 3, 2), (2, 1), (1, 1), ((1, 1), (0, 2)), 1),
+        ((3, 4, 7), (6, 2, 3), (1,), (2,), ((1, 2),), 2),
+        ((1, 2, 4, 3, 4), (2, 1, 2, 2, 1), (1, 2, 1), (1, 1, 2), ((0, 0), (1, 0), (0, 1)), 2),
+    ],
+)
+def test_fused_conv_equals_its_composed_reference(x_shape, w_shape, stride, dilation, pads, groups):
+    """`Conv` (one node, the batch's columns in one GEMM) and `conv_reference` (Unfold, a
+    batched MatMul, Add): the same values, gradients and second derivatives, in 1-d, 2-d, 3-d,
+    with stride, dilation, uneven padding and groups."""
+    from tinygrad_norm.ops.conv import windows
+    from tinygrad_norm.ops.fused.conv import Conv, conv_reference
+
+    x, w, b = t(*x_shape), t(*w_shape), t(w_shape[0])
+    g = windows("conv", x.shape[2:], w.shape[2:], stride, dilation, pads)
+    fused, composed = Conv.apply(x, w, b, g, groups), conv_reference(x, w, b, g, groups)
+    np.testing.assert_allclose(fused.data, composed.data, rtol=1e-12, atol=1e-12)
+    upstream = tg.tensor(rng.standard_normal(fused.shape))
+    grads = tg.autograd.grad(fused, [x, w, b], upstream)
+    expected = tg.autograd.grad(composed, [x, w, b], upstream)
+    for a, e in zip(grads, expected):
+        np.testing.assert_allclose(a.data, e.data, rtol=1e-12, atol=1e-12)
+    assert fused.grad_fn.name == "ConvBackward"
+    assert tg.gradcheck(lambda *a: Conv.apply(*a, g, groups), (x, w, b))
+    assert tg.gradgradcheck(lambda *a: Conv.apply(*a, g, groups), (x, w, b))
+
+
+def test_fused_conv_keeps_float32_and_needs_no_input_gradient():
+    """float32 stays float32; an input that needs no gradient (the images) gets none, and
+    the weight's gradient is still right."""
+    from tinygrad_norm.ops.conv import windows
+    from tinygrad_norm.ops.fused.conv import Conv, conv_reference
+
+    x = tg.tensor(rng.standard_normal((2, 1, 6, 6)).astype(np.float32))
+    w = tg.tensor(rng.standard_normal((3, 1, 3, 3)).astype(np.float32), requires_grad=True)
+    g = windows("conv2d", (6, 6), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)))
+    y = Conv.apply(x, w, None, g, 1)
+    assert y.dtype == tg.float32
+    y.sum().backward()
+    (expected,) = tg.autograd.grad(conv_reference(x, w, None, g, 1).sum(), [w])
+    assert w.grad.dtype == tg.float32 and x.grad is None
+    np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-5)
+
+
+@pytest.mark.oracle
+def test_max_pool_nan_and_ties_as_pytorch():
+    """A NaN in a window wins (its value and its gradient), ties go to the first maximum."""
+    torch = pytest.importorskip("torch")
+    a = np.array([[[[1.0, np.nan, 2.0, 2.0], [np.nan, 0.0, 2.0, 1.0], [3, 3, 0, 0], [3, 3, 0, 0]]]])
+    x, xt = tg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    y, yt = F.max_pool2d(x, 2), torch.nn.functional.max_pool2d(xt, 2)
+    np.testing.assert_array_equal(y.numpy(), yt.detach().numpy())
+    y.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
 def test_max_pool_indices_point_at_the_maxima():
     x = t(2, 3, 7, 6, requires_grad=False)
     y, idx = F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, return_indices=True)

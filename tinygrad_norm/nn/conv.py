@@ -21,7 +21,8 @@ PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 class _ConvNd(Module):
-    """What the convolution layers share: arguments, parameters, initialisation, repr.
+    """What the convolution layers share: arguments (PyTorch's Conv signature, inherited by
+    Conv1d, Conv2d and Conv3d), parameters, initialisation, repr.
 
     Initialisation (PyTorch's): weight from kaiming_uniform_(a=sqrt(5)), which is
     U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = weight.shape[1] · kernel elements, then
@@ -37,12 +38,11 @@ class _ConvNd(Module):
         out_channels,
         kernel_size,
         stride=1,
-        padding=0,
+        padding=0,  # an int, a tuple, "same" or "valid" (a transposed convolution: numbers)
         dilation=1,
         groups=1,
         bias=True,
         padding_mode="zeros",
-        output_padding=0,
         *,
         device=None,
         dtype=None,
@@ -63,7 +63,7 @@ class _ConvNd(Module):
         self.stride = _ntuple(name, "stride", stride, n)
         self.padding = padding if isinstance(padding, str) else _ntuple(name, "padding", padding, n)
         self.dilation = _ntuple(name, "dilation", dilation, n)
-        self.output_padding = _ntuple(name, "output_padding", output_padding, n)
+        self.output_padding = (0,) * n  # a transposed convolution's own (`_ConvTranspose`)
         self.padding_mode = padding_mode
         if self.transposed:  # (in, out / groups, *kernel)
             shape = (in_channels, out_channels // groups) + self.kernel_size
@@ -114,34 +114,6 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    def __init__(
-        self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        *,
-        device=None,
-        dtype=None,
-    ):
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            dtype=dtype,
-        )
-
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
         x, padding = self._padded(input)
         conv = (F.conv1d, F.conv2d, F.conv3d)[self.n_space - 1]
@@ -188,7 +160,7 @@ class Conv3d(_Conv):
 class _ConvTranspose(_ConvNd):
     transposed = True
 
-    def __init__(
+    def __init__(  # PyTorch's ConvTranspose signature: output_padding, and dilation moved last
         self,
         in_channels,
         out_channels,
@@ -204,21 +176,13 @@ class _ConvTranspose(_ConvNd):
         device=None,
         dtype=None,
     ):
+        name = type(self).__name__
         if padding_mode != "zeros":
-            raise ValueError(f"{type(self).__name__}: only padding_mode='zeros' is supported")
-        super().__init__(
-            in_channels,
-            out_channels,
-            kernel_size,
-            stride,
-            padding,
-            dilation,
-            groups,
-            bias,
-            padding_mode,
-            output_padding,
-            dtype=dtype,
-        )
+            raise ValueError(f"{name}: only padding_mode='zeros' is supported")
+        # the same settings in the order of a convolution's signature (_ConvNd's, PyTorch's)
+        args = (in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias)
+        super().__init__(*args, dtype=dtype)
+        self.output_padding = _ntuple(name, "output_padding", output_padding, self.n_space)
 
     def forward(self, input: Tensor, output_size=None) -> Tensor:  # noqa: A002
         """output_size (the last n sizes are used) picks output_padding, as PyTorch: a strided

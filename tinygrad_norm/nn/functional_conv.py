@@ -16,6 +16,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import conv as conv_ops
+from ..ops.fused.conv import conv as fused_conv
 
 __all__ = [
     "conv1d",
@@ -113,14 +114,20 @@ def _conv(op, n_space, input, weight, bias, stride, padding, dilation, groups): 
             f"{w.shape[1] * groups} channels (and out_channels {w.shape[0]} divisible by "
             f"groups), but input of shape {x.shape} has {x.shape[1]}"
         )
-    _same_dtype(op, x, w, bias)
-    kernel = w.shape[2:]
-    stride = _ntuple(op, "stride", stride, n_space)
-    dilation = _ntuple(op, "dilation", dilation, n_space)
+    kernel, stride, dilation, bias = _settings(op, x, w, bias, stride, dilation)
     pads = _conv_pads(op, padding, kernel, dilation, stride)
     geometry = conv_ops.windows(op, x.shape[2:], kernel, stride, dilation, pads)
-    bias = None if bias is None else as_tensor(bias)
-    return _unbatch(conv_ops.conv(x, w, bias, geometry, groups), unbatched)
+    return _unbatch(fused_conv(x, w, bias, geometry, groups), unbatched)
+
+
+def _settings(op: str, x, w, bias, stride, dilation) -> tuple:
+    """(kernel, stride, dilation, bias): the kernel's sizes, stride and dilation as tuples of
+    one int per spatial axis, bias as a Tensor (or None), once x, w and bias share a dtype."""
+    _same_dtype(op, x, w, bias)
+    n_space = w.ndim - 2
+    stride = _ntuple(op, "stride", stride, n_space)
+    dilation = _ntuple(op, "dilation", dilation, n_space)
+    return w.shape[2:], stride, dilation, None if bias is None else as_tensor(bias)
 
 
 def _same_dtype(op: str, x, w, bias) -> None:
@@ -165,9 +172,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
-def _conv_transpose(
-    op, n_space, input, weight, bias, stride, padding, output_padding, groups, dilation
-):  # noqa: A002
+def _conv_transpose(op, input, weight, bias, stride, padding, output_padding, groups, dilation):  # noqa: A002
+    n_space = int(op[-2])  # "conv_transpose2d": 2 spatial axes
     x, unbatched = _batched(op, input, n_space)
     w = as_tensor(weight)
     if w.ndim != n_space + 2 or x.shape[1] != w.shape[0] or w.shape[0] % groups:
@@ -176,10 +182,7 @@ def _conv_transpose(
             f"in_channels = the input's channels, divisible by groups={groups}; got weight "
             f"{w.shape} for input {x.shape}"
         )
-    _same_dtype(op, x, w, bias)
-    kernel = w.shape[2:]
-    stride = _ntuple(op, "stride", stride, n_space)
-    dilation = _ntuple(op, "dilation", dilation, n_space)
+    kernel, stride, dilation, bias = _settings(op, x, w, bias, stride, dilation)
     padding = _ntuple(op, "padding", padding, n_space)
     extra = _ntuple(op, "output_padding", output_padding, n_space)
     if any(e >= max(s, d) for e, s, d in zip(extra, stride, dilation)):
@@ -195,7 +198,6 @@ def _conv_transpose(
         raise RuntimeError(f"{op}: the output size {size} is not positive; use less padding")
     pads = tuple((p, p) for p in padding)
     geometry = conv_ops.windows(op, size, kernel, stride, dilation, pads, out=x.shape[2:])
-    bias = None if bias is None else as_tensor(bias)
     return _unbatch(conv_ops.conv_transpose(x, w, bias, geometry, groups), unbatched)
 
 
@@ -212,16 +214,7 @@ def conv_transpose1d(
     [[[1.0, 12.0, 20.0]]]
     """
     return _conv_transpose(
-        "conv_transpose1d",
-        1,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
+        "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 
@@ -235,16 +228,7 @@ def conv_transpose2d(
     (H - 1)·s - 2·p + d·(kH - 1) + output_padding + 1 (and the same for the width).
     """
     return _conv_transpose(
-        "conv_transpose2d",
-        2,
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
+        "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 

@@ -70,14 +70,11 @@ class AvgPool1d(Module):
         self.padding, self.ceil_mode, self.count_include_pad = padding, ceil_mode, count_include_pad
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
-        return F.avg_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
+        return F.avg_pool1d(input, *self._options())
+
+    def _options(self) -> tuple:
+        """The options avg_pool1d and avg_pool2d share, in their order."""
+        return (self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -93,21 +90,13 @@ class AvgPool2d(AvgPool1d):
         padding=0,
         ceil_mode=False,
         count_include_pad=True,
-        divisor_override=None,
+        divisor_override=None,  # when given, every window's sum is divided by it
     ):
         super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
-        return F.avg_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-            self.divisor_override,
-        )
+        return F.avg_pool2d(input, *self._options(), self.divisor_override)
 
 
 class _Adaptive(Module):
@@ -205,32 +194,37 @@ class UpsamplingBilinear2d(Upsample):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
-class PixelShuffle(Module):
+class _PixelRearrange(Module):
+    """PixelShuffle and PixelUnshuffle: one factor, named `factor_name`, handed to `function`."""
+
+    factor_name = ""
+    function = None
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
+        return type(self).function(input, getattr(self, self.factor_name))
+
+    def extra_repr(self) -> str:
+        return f"{self.factor_name}={getattr(self, self.factor_name)}"
+
+
+class PixelShuffle(_PixelRearrange):
     """(N, C·r², H, W) -> (N, C, H·r, W·r), as `torch.nn.PixelShuffle`."""
+
+    factor_name, function = "upscale_factor", F.pixel_shuffle
 
     def __init__(self, upscale_factor: int):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
-        return F.pixel_shuffle(input, self.upscale_factor)
 
-    def extra_repr(self) -> str:
-        return f"upscale_factor={self.upscale_factor}"
+class PixelUnshuffle(_PixelRearrange):
+    """(N, C, H·r, W·r) -> (N, C·r², H, W), as `torch.nn.PixelUnshuffle`: its inverse."""
 
-
-class PixelUnshuffle(Module):
-    """(N, C, H·r, W·r) -> (N, C·r², H, W), as `torch.nn.PixelUnshuffle`."""
+    factor_name, function = "downscale_factor", F.pixel_unshuffle
 
     def __init__(self, downscale_factor: int):
         super().__init__()
         self.downscale_factor = downscale_factor
-
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
-        return F.pixel_unshuffle(input, self.downscale_factor)
-
-    def extra_repr(self) -> str:
-        return f"downscale_factor={self.downscale_factor}"
 
 
 class Unfold(Module):

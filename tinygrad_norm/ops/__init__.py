@@ -6,7 +6,8 @@
 - `movement`: Reshape, Permute, Expand, GetItem, ScatterAdd, Cat, Clone
 - `linalg`: MatMul
 - `conv`: Unfold (im2col) and Fold (col2im), each the other's backward; convolution is
-  Unfold then MatMul (`pool` builds pooling and resampling on them)
+  Unfold then MatMul (fused into one node in `fused/conv.py`; `pool` builds pooling and
+  resampling on them)
 - `elementwise_more`: Maximum, Minimum, Expm1, Log1p, Log2, Log10, Erfc, Erfinv, Fmod, Remainder
 - `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh
 - `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv

@@ -9,6 +9,7 @@
 - `attention`: SelfAttention (GPT-2's attention core, from packed q, k, v to merged heads)
 - `batch_norm`: BatchNorm (training mode: batch statistics per channel, weight, bias)
 - `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
+- `conv`: Conv (a convolution: the whole batch's im2col columns times the weight, one GEMM)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -32,6 +33,7 @@ runs of 5; NumPy 2.4):
 
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
+from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad
 from .gelu import Gelu, gelu, gelu_reference
@@ -50,6 +52,9 @@ from .softmax import (
 
 __all__ = [
     "BatchNorm",
+    "Conv",
+    "conv",
+    "conv_reference",
     "batch_norm",
     "batch_norm_reference",
     "CrossEntropy",
