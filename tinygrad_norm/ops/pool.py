@@ -19,8 +19,8 @@ import numpy as np
 from ..autograd.engine import Function
 from .composite import as_tensor
 from .conv import Unfold, Windows, fold, in_memory_order_of, window_view
-from .fused.xp import operands
 from .shape import cat
+from .xp import operands
 
 
 class MaxPool(Function):

@@ -14,7 +14,7 @@ import numpy as np
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..conv import Unfold, Windows, fold, window_view
-from .xp import operands
+from ..xp import operands, permute
 
 
 class Conv(Function):
@@ -68,7 +68,7 @@ class Conv(Function):
         y = y.reshape((o,) + geometry.out + (n,))  # (O, *O, N)
         if bias is not None:
             y += bias.reshape((o,) + (1,) * (len(geometry.out) + 1))
-        return _permute(y, _batch_first(y.ndim))  # (N, O, *O), batch-last memory
+        return permute(y, _batch_first(y.ndim))  # (N, O, *O), batch-last memory
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -81,7 +81,7 @@ class Conv(Function):
         (x_shape, _), (w_shape, _) = ctx.input_meta[:2]
         n, o = grad_output.shape[:2]
         length = math.prod(geometry.out) * n
-        g = _permute(grad_output, _batch_last(grad_output.ndim))  # (O, *O, N)
+        g = permute(grad_output, _batch_last(grad_output.ndim))  # (O, *O, N)
         g = _by_group(g.reshape(o, length), groups)  # (g, O/g, L·N)
         grad_b = g.sum(-1).reshape(o) if needs_b else None
         grad_w = None
@@ -103,10 +103,6 @@ def _weight_matrix(w, groups: int):
 def _by_group(a, groups: int):
     """(rows, columns) -> (g, rows/g, columns): rows are grouped channel-major."""
     return a.reshape(groups, a.shape[0] // groups, a.shape[1])
-
-
-def _permute(a, order: tuple):
-    return a.transpose(order) if isinstance(a, np.ndarray) else a.permute(*order)
 
 
 def _batch_last(ndim: int) -> tuple:
@@ -142,7 +138,7 @@ def image(cols, geometry: Windows, x_shape: tuple):
     into (N, C, *S), where windows overlap their values add up (`fold`)."""
     n, c = x_shape[:2]
     cols = cols.reshape((c,) + geometry.kernel + geometry.out + (n,))  # (C, *K, *O, N)
-    cols = _permute(cols, _batch_first(cols.ndim))  # (N, C, *K, *O)
+    cols = permute(cols, _batch_first(cols.ndim))  # (N, C, *K, *O)
     return fold(cols, geometry)
 
 
