@@ -36,3 +36,22 @@ def broadcasts_to(shape: tuple, target: tuple) -> bool:
     if len(shape) > len(target):
         return False
     return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
+
+
+def sum_to_shape(grad, shape: tuple):
+    """Undo broadcasting: sum `grad` over the axes that broadcasting added or stretched.
+
+    If `x` of shape (3, 1) was broadcast to (2, 3, 4) in forward, every element of `x` was used
+    2 * 4 times, so its gradient is the sum over axis 0 (added) and axis 2 (stretched from 1):
+    `grad.sum(dim=(0, 2), keepdim=True).reshape(3, 1)`. This is the only place in tinygrad_norm
+    where broadcasting is undone; the engine calls it on every gradient whose shape differs
+    from its input's, so no op's backward has to.
+
+    `grad` is a Tensor, or an array when nothing is recorded (the same lines run on both).
+    """
+    lead = grad.ndim - len(shape)
+    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+    axes = tuple(range(lead)) + stretched
+    if axes:
+        grad = grad.sum(axes, keepdims=True)
+    return grad.reshape(shape) if grad.shape != tuple(shape) else grad

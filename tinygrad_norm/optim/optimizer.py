@@ -117,14 +117,15 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if p.grad.shape != p.shape:  # a hand-assigned .grad would broadcast silently
+                grad = param_array(p.grad)
+                if grad.shape != p.array.shape:  # a hand-assigned .grad would broadcast silently
                     raise RuntimeError(
                         f"{type(self).__name__}.step: a parameter of shape {p.shape} has a "
                         f".grad of shape {p.grad.shape}; a gradient must have its parameter's "
                         "shape (was .grad assigned by hand?)"
                     )
                 state = self.state.get(p, {})
-                self._update(p, param_array(p.grad), state, group)
+                self._update(p, grad, state, group)
                 p._bump_version()  # an in-place change: graphs that saved p must notice
                 if state:
                     self.state[p] = state
