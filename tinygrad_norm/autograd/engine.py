@@ -86,7 +86,7 @@ class Context:
             meta.append((t.array.shape, t.array.dtype))
         self.edges, self.input_meta = tuple(edges), tuple(meta)
         if self.saved:
-            self.saved = tuple(_as_saved(v, tensors, out.array, returned) for v in self.saved)
+            self.saved = tuple([_as_saved(v, tensors, out.array, returned) for v in self.saved])
         self.hooks = []  # hooks on the gradient of this node's output
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
@@ -138,9 +138,9 @@ class Context:
         """Note the version of every tensor backward will read (saved tensors, the output if
         saved, inputs whose arrays forward kept on ctx), to catch in-place changes later."""
         read = [output if isinstance(s, _Output) else s for s in self.saved if s is not None]
-        if len(self.__dict__) > _NODE_FIELDS:  # forward also kept arrays on ctx
-            kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
-            read += [t for t in self.inputs if id(t.array) in kept]
+        if len(self.__dict__) > _NODE_FIELDS:  # forward also kept something on ctx
+            kept = [v for v in self.__dict__.values() if isinstance(v, np.ndarray)]
+            read += [t for t in self.inputs if any(t.array is v for v in kept)]
         versions = []  # Not the output tensor itself (it holds this node: a cycle), its counter.
         for t in read:
             counter = t._version_counter()
