@@ -106,11 +106,18 @@ def _check_channels(op: str, x, **per_channel) -> None:
     if x.ndim < 2:
         raise ValueError(f"{op}: input must be (N, C, ...), got shape {x.shape}")
     for name, t in per_channel.items():
-        if t is not None and tuple(np.shape(t)) != (x.shape[1],):
+        # NOTE: t.shape when it has one: np.shape(Tensor) goes through __array_function__
+        shape = None if t is None else tuple(t.shape if hasattr(t, "shape") else np.shape(t))
+        if shape is not None and shape != (x.shape[1],):
             raise ValueError(
                 f"{op}: {name} must have shape ({x.shape[1]},), one value per channel of "
-                f"the input {x.shape}, got {tuple(np.shape(t))}"
+                f"the input {x.shape}, got {shape}"
             )
+
+
+def _array(t):
+    """The array of a Tensor, the array itself, or None."""
+    return t.array if isinstance(t, Tensor) else t
 
 
 def _update_running(running, momentum, batch_value: np.ndarray) -> None:
@@ -150,11 +157,13 @@ def batch_norm(
                 f"variance, got input of shape {x.shape}; use a batch of 2 or more, or call "
                 ".eval() to normalize with the running statistics"
             )
+        fusable = x.array.dtype.kind == "f" and _same_dtype(weight, x) and _same_dtype(bias, x)
+        running = (_array(running_mean), _array(running_var), momentum)
+        if fusable:  # one node, which also updates the running statistics
+            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps, running)
         if running_mean is not None or running_var is not None:
             _update_running(running_mean, momentum, x.array.mean(axis=axes))
             _update_running(running_var, momentum, x.array.var(axis=axes) * (n / (n - 1)))
-        if x.array.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
-            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps)  # one node
         return _affine(_normalize_channels(x, eps), weight, bias)
     else:
         if running_mean is None or running_var is None:
