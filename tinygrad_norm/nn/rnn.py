@@ -34,7 +34,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn_cells import GATES, check_nonlinearity, gru_step, lstm_step, rnn_step
+from .rnn_cells import GATES, check_input, check_nonlinearity, gru_step, lstm_step, rnn_step
 
 
 class RNNBase(Module):
@@ -134,17 +134,8 @@ class RNNBase(Module):
                 f"{name}: input must be a Tensor (T, B, input_size), got {type(input).__name__}"
                 " (packed sequences are not supported: pad the batch instead)"
             )
-        if input.ndim not in (2, 3):
-            raise ValueError(
-                f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead "
-                f"(shape {input.shape}); give (seq_len, batch, input_size)"
-                + (" with batch_first=False" if not self.batch_first else "")
-            )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"{name}: input.size(-1) must be equal to input_size. Expected "
-                f"{self.input_size}, got {input.shape[-1]} (input shape {input.shape})"
-            )
+        order = "batch, seq_len" if self.batch_first else "seq_len, batch"
+        check_input(self, input, (2, 3), f"({order}, input_size={self.input_size})")
         if input.ndim == 2:
             return input.unsqueeze(1), False  # (T, 1, I)
         return (input.transpose(0, 1) if self.batch_first else input), True
@@ -230,8 +221,8 @@ class RNN(RNNBase):
     >>> _ = tg.manual_seed(0)
     >>> rnn = RNN(3, 4, num_layers=2, batch_first=True)
     >>> output, h_n = rnn(tg.randn(2, 5, 3))      # (batch, time, features)
-    >>> output.shape, h_n.shape
-    (torch.Size([2, 5, 4]), torch.Size([2, 2, 4]))
+    >>> list(output.shape), list(h_n.shape)
+    ([2, 5, 4], [2, 2, 4])
     """
 
     def __init__(
