@@ -281,9 +281,10 @@ class LSTM(RNNBase):
     def _direction(self, x_proj, state, w_hh, b_hh, reverse: bool) -> tuple[Tensor, list]:
         # NOTE: the whole time loop as one node (`ops/fused/lstm_layer.py`, its composed
         # reference beside it): a training step of the course benchmark's LSTM in 10 ms, not 23
-        hc = fused.lstm_layer(x_proj, state[0], state[1], w_hh, b_hh, reverse=reverse)
-        last = 0 if reverse else x_proj.shape[0] - 1  # the step that ran last
-        return hc[0], [hc[0, last], hc[1, last]]  # (T, B, H), [h_n, c_n] each (B, H)
+        T = x_proj.shape[0]
+        out = fused.lstm_layer(x_proj, state[0], state[1], w_hh, b_hh, reverse=reverse)
+        last = 0 if reverse else T - 1  # the step that ran last
+        return out[:T], [out[last], out[T]]  # (T, B, H), [h_n, c_n] each (B, H)
 
     def forward(self, input, hx=None):  # noqa: A002 - PyTorch's name
         if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):

@@ -23,22 +23,24 @@ from ..xp import iadd, operands
 
 
 class LSTMLayer(Function):
-    """Every step of one LSTM layer: out = [h_1..h_T ; c_1..c_T], shape (2, T, B, H).
+    """Every step of one LSTM layer: out = [h_1, ..., h_T, c_last], shape (T + 1, B, H): the
+    hidden state of each step, then the cell state after the last step run.
 
     Inputs: x_proj (T, B, 4H) the input's share of the gates (x_t W_ih^T + b_ih, gate order
     i, f, g, o), h0 and c0 (B, H) the initial state, w_hh (4H, H), b_hh (4H,) or None;
     `reverse=True` runs the steps from t = T-1 down to 0 (the backward direction of a
-    bidirectional LSTM: h0 enters at t = T-1). At each step, with s the logistic sigmoid,
+    bidirectional LSTM: h0 enters at t = T-1, and c_last is c_1). At each step, with s the
+    logistic sigmoid,
 
         i, f, g, o = s, s, tanh, s  of  x_proj[t] + h_(t-1) W_hh^T + b_hh
         c_t = f * c_(t-1) + i * g,     h_t = o * tanh(c_t)
 
-    Backward through time. The gradient reaching h_t is what arrives at out[0, t] plus what
-    step t+1 sent back through its recurrent product (dh); the gradient reaching c_t is
-    out[1, t]'s plus step t+1's through c_(t+1) = f * c_t + ... (dc_next = dc * f). Per step,
-    going backwards, as in `LSTMCell`:
+    Backward through time. The gradient reaching h_t is what arrives at out[t] plus what step
+    t+1 sent back through its recurrent product (dh); the gradient reaching c_t is what step
+    t+1 sent back through c_(t+1) = f * c_t + ... (dc_next = dc * f), starting from what
+    arrives at out[T] (c_last). Per step, going backwards, as in `LSTMCell`:
 
-        gh = grad_h[t] + dh,           dc = grad_c[t] + dc_next + gh * o * (1 - tanh(c_t)^2)
+        gh = grad_h[t] + dh,           dc = dc_next + gh * o * (1 - tanh(c_t)^2)
         grad_gates[t] = [dc * g * i (1 - i),  dc * c_(t-1) * f (1 - f),
                          dc * i * (1 - g^2),  gh * tanh(c_t) * o (1 - o)]
         dc_next = dc * f,              dh = grad_gates[t] @ W_hh
@@ -48,23 +50,23 @@ class LSTMLayer(Function):
     grad_gates, grad_h0 = dh, grad_c0 = dc_next, and over all T*B rows at once grad_W_hh =
     grad_gates^T h_prev and grad_b_hh = the sum of grad_gates (h_prev[t] = h_(t-1)).
 
-    Forward keeps the activations i, f, g, o and tanh(c_t); under `create_graph=True` backward
-    recomputes them from the inputs as Tensors (the same step as Tensor ops), so the same
-    backward lines are recorded and can be differentiated again.
+    Forward keeps the activations i, f, g, o, every c_t and tanh(c_t); under
+    `create_graph=True` backward recomputes them from the inputs as Tensors (the same step as
+    Tensor ops), so the same backward lines are recorded and can be differentiated again.
 
     >>> import tinygrad_norm as tg
     >>> zero = tg.zeros(1, 1)                      # T 2, B 1, H 1; all gates 0: s = 1/2, g = 0
     >>> out = LSTMLayer.apply(tg.zeros(2, 1, 4), zero, tg.ones(1, 1), tg.zeros(4, 1), None)
-    >>> out.shape, [round(v, 4) for v in out[1, :, 0, 0].tolist()]   # c halves each step
-    (torch.Size([2, 2, 1, 1]), [0.5, 0.25])
+    >>> out.shape, round(float(out[2, 0, 0]), 4)    # c halves each step: 1 -> 0.5 -> 0.25
+    (torch.Size([3, 1, 1]), 0.25)
     """
 
     formula = (
-        "backward through time, t = T-1 .. 0: gh = grad_h[t] + dh;  dc = grad_c[t] + dc_next + "
-        "gh*o*(1 - tanh(c_t)**2);  grad_gates[t] = [dc*g*i*(1-i), dc*c_(t-1)*f*(1-f), "
-        "dc*i*(1-g**2), gh*tanh(c_t)*o*(1-o)];  dc_next = dc*f;  dh = grad_gates[t] @ W_hh;  "
-        "grad_x_proj = grad_gates;  grad_h0 = dh;  grad_c0 = dc_next;  grad_W_hh = "
-        "grad_gates^T @ h_prev;  grad_b_hh = sum(grad_gates)"
+        "backward through time, t = T-1 .. 0, from dc_next = grad_c_last: gh = grad_h[t] + dh;  "
+        "dc = dc_next + gh*o*(1 - tanh(c_t)**2);  grad_gates[t] = [dc*g*i*(1-i), "
+        "dc*c_(t-1)*f*(1-f), dc*i*(1-g**2), gh*tanh(c_t)*o*(1-o)];  dc_next = dc*f;  dh = "
+        "grad_gates[t] @ W_hh;  grad_x_proj = grad_gates;  grad_h0 = dh;  grad_c0 = dc_next;  "
+        "grad_W_hh = grad_gates^T @ h_prev;  grad_b_hh = sum(grad_gates)"
     )
 
     @staticmethod
@@ -79,8 +81,8 @@ class LSTMLayer(Function):
         xs = x_proj * scale if b_hh is None else (x_proj + b_hh) * scale  # (T, B, 4H)
         w = np.multiply(w_hh.T, scale, order="C")  # (H, 4H); C order: BLAS's fast layout
         acts = np.empty((T, B, G), x_proj.dtype)  # i, f, g, o per step
-        tanh_c = np.empty((T, B, H), x_proj.dtype)
-        out = np.empty((2, T, B, H), x_proj.dtype)  # [h ; c]
+        cs, tanh_c = np.empty((2, T, B, H), x_proj.dtype)
+        out = np.empty((T + 1, B, H), x_proj.dtype)  # h_1 .. h_T, c_last
         h, c = h0, c0
         for t in _steps(T, reverse):
             a = np.matmul(h, w, out=acts[t])  # (B, H) @ (H, 4H)
@@ -89,50 +91,53 @@ class LSTMLayer(Function):
             a *= scale
             a += shift
             i, f, g, o = a[:, :H], a[:, H : 2 * H], a[:, 2 * H : 3 * H], a[:, 3 * H :]
-            c = np.multiply(f, c, out=out[1, t])
+            c = np.multiply(f, c, out=cs[t])
             c += i * g
-            h = np.multiply(o, np.tanh(c, out=tanh_c[t]), out=out[0, t])
+            h = np.multiply(o, np.tanh(c, out=tanh_c[t]), out=out[t])
+        out[T] = c
         ctx.reverse = reverse
         if any(ctx.needs_input_grad) and is_grad_enabled():
-            ctx.save_for_backward(x_proj, h0, c0, w_hh, b_hh, acts, tanh_c, out)
+            ctx.save_for_backward(x_proj, h0, c0, w_hh, b_hh, acts, cs, tanh_c, out)
         return out
 
     @staticmethod
     def backward(ctx, grad_output):
-        x_proj, h0, c0, w_hh, b_hh, acts, tanh_c, out = ctx.saved_tensors
+        x_proj, h0, c0, w_hh, b_hh, acts, cs, tanh_c, out = ctx.saved_tensors
         reverse = ctx.reverse
         if is_grad_enabled():  # create_graph: the forward values as functions of the inputs
-            acts, out = _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse)
-            tanh_c = out[1].tanh()
-        grad_output, h0, c0, w_hh, acts, tanh_c, out = operands(
-            grad_output, h0, c0, w_hh, acts, tanh_c, out
+            acts, cs, out = _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse)
+            tanh_c = cs.tanh()
+        grad_output, h0, c0, w_hh, acts, cs, tanh_c, out = operands(
+            grad_output, h0, c0, w_hh, acts, cs, tanh_c, out
         )
         T, B, H = tanh_c.shape
         i, f, g, o = (acts[..., k * H : (k + 1) * H] for k in range(4))  # each (T, B, H)
-        c_prev = _previous(out[1], c0, reverse)
+        c_prev = _previous(cs, c0, reverse)
         partner = [g * i * (1 - i), c_prev * f * (1 - f), i * (1 - g * g), tanh_c * o * (1 - o)]
         partner = _cat(partner)  # (T, B, 4H)
         q = o * (1 - tanh_c * tanh_c)  # d h_t / d c_t
-        grad_h, grad_c = grad_output[0], grad_output[1]
         arrays = isinstance(q, np.ndarray)
         grad_gates = np.empty((T, B, 4 * H), q.dtype) if arrays else [None] * T
-        dh = dc_next = 0
-        for t in _steps(T, not reverse):
+        grad_h, dc_next, dh = grad_output[:T], grad_output[T], 0
+        steps = _steps(T, not reverse)
+        for t in steps:
             gh = grad_h[t] + dh
-            dc = iadd(iadd(gh * q[t], grad_c[t]), dc_next)
+            dc = iadd(gh * q[t], dc_next)
             gg = _gate_gradient(partner[t], dc, gh, out=grad_gates[t] if arrays else None)
             if not arrays:  # (on arrays gg is that row already)
                 grad_gates[t] = gg
             dc_next = dc * f[t]
-            dh = gg @ w_hh  # (B, 4H) @ (4H, H)
+            if t != steps[-1] or ctx.needs_input_grad[1]:  # the last dh is grad_h0
+                dh = gg @ w_hh  # (B, 4H) @ (4H, H)
         if not arrays:
             grad_gates = Cat.apply(*(gg.unsqueeze(0) for gg in grad_gates), dim=0)
         rows = grad_gates.reshape(T * B, 4 * H)
         needs_w, needs_b = ctx.needs_input_grad[3:5]
-        h_prev = _previous(out[0], h0, reverse).reshape(T * B, H)
+        h_prev = _previous(out[:T], h0, reverse).reshape(T * B, H)
         grad_w = rows.swapaxes(0, 1) @ h_prev if needs_w else None  # (4H, T*B) @ (T*B, H)
         grad_b = rows.sum(0) if needs_b else None
-        return grad_gates, dh, dc_next, grad_w, grad_b
+        grad_h0 = dh if ctx.needs_input_grad[1] else None
+        return grad_gates, grad_h0, dc_next, grad_w, grad_b
 
 
 def _steps(T: int, reverse: bool) -> range:
@@ -169,7 +174,8 @@ def _gate_gradient(partner, dc, gh, out=None):
 
 
 def _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse: bool):
-    """The forward loop on Tensors (recorded): the activations (T, B, 4H) and [h ; c]."""
+    """The forward loop on Tensors (recorded): the activations (T, B, 4H), every c_t
+    (T, B, H), and the output [h_1, ..., h_T, c_last] (T + 1, B, H)."""
     T = x_proj.shape[0]
     acts, hs, cs = [None] * T, [None] * T, [None] * T
     h, c = h0, c0
@@ -178,26 +184,24 @@ def _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse: bool):
         c = f * c + i * g
         h = o * c.tanh()
         acts[t], hs[t], cs[t] = Cat.apply(i, f, g, o, dim=1), h, c
-    stacked = [Cat.apply(*(x.unsqueeze(0) for x in seq), dim=0) for seq in (hs, cs)]
-    return Cat.apply(*(a.unsqueeze(0) for a in acts), dim=0), Cat.apply(
-        *(s.unsqueeze(0) for s in stacked), dim=0
-    )
+    acts, cs = (Cat.apply(*(x.unsqueeze(0) for x in seq), dim=0) for seq in (acts, cs))
+    return acts, cs, Cat.apply(*(x.unsqueeze(0) for x in hs + [c]), dim=0)
 
 
 def lstm_layer_reference(x_proj, h0, c0, w_hh, b_hh=None, reverse=False):
     """The same layer as a loop of `lstm_cell_reference` steps composed from primitives (autograd
-    derives the gradient): the test reference of `LSTMLayer`, (2, T, B, H)."""
+    derives the gradient): the test reference of `LSTMLayer`, (T + 1, B, H)."""
     H = h0.shape[-1]
     h, c = h0, c0
-    hs, cs = [None] * x_proj.shape[0], [None] * x_proj.shape[0]
+    hs = [None] * x_proj.shape[0]
     for t in _steps(x_proj.shape[0], reverse):
         hc = lstm_cell_reference(x_proj[t], c, h, w_hh, b_hh)
         h, c = hc[..., :H], hc[..., H:]
-        hs[t], cs[t] = h.unsqueeze(0), c.unsqueeze(0)
-    return Cat.apply(Cat.apply(*hs, dim=0).unsqueeze(0), Cat.apply(*cs, dim=0).unsqueeze(0), dim=0)
+        hs[t] = h.unsqueeze(0)
+    return Cat.apply(*hs, c.unsqueeze(0), dim=0)
 
 
 def lstm_layer(x_proj, h0, c0, w_hh, b_hh=None, reverse=False):
-    """[h ; c] (2, T, B, H) of one LSTM layer over x_proj (T, B, 4H) from h0, c0 (B, H) (see
-    `LSTMLayer`)."""
+    """[h_1, ..., h_T, c_last] (T + 1, B, H) of one LSTM layer over x_proj (T, B, 4H) from h0,
+    c0 (B, H) (see `LSTMLayer`)."""
     return LSTMLayer.apply(x_proj, h0, c0, w_hh, b_hh, reverse=reverse)
