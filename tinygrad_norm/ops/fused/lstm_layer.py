@@ -6,11 +6,12 @@ layer (the step, the slices of h and c, the time slice of x_proj, the stack of t
 each paying the per-op cost of the engine on small (B, H) arrays, and each step's backward
 multiplies by W_hh once for grad_h and once more for grad_W_hh. Here the time loop runs inside
 one node: per step, forward is one (B, H) @ (H, 4H) product and ten NumPy calls, backward one
-(B, 4H) @ (4H, H) product and seven; grad_W_hh is one GEMM over all T*B rows at the end. The
+(B, 4H) @ (4H, H) product and six; grad_W_hh is one GEMM over all T*B rows at the end. The
 input's share of the gates, x W_ih^T + b_ih, stays outside: one `Linear` node for all steps.
-Measured with `bench --suite course` (2-layer LSTM, B 16, T 32, H 128; one thread, CPU time):
-23.3 ms a step with the fused cell (3.66x PyTorch's 6.4 ms) and 10.0 ms with this node (1.51x),
-of which ~7 ms are the matrix products themselves (OpenBLAS, 0.3.31, Haswell kernels).
+Measured with `bench --suite course` (2-layer LSTM, B 16, T 32, H 128; one thread, CPU time,
+the same runs for both): 21-23 ms a step with the fused cell (3.5-3.7x PyTorch's) and 9-12 ms
+with this node (1.45-1.96x), of which ~7 ms are the matrix products themselves (NumPy's
+OpenBLAS 0.3.31 on its AVX2 kernels; docs/speed.md).
 """
 
 import numpy as np
