@@ -19,8 +19,8 @@ import numpy as np
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
-from .lstm_cell import _activations, _gates, lstm_cell_reference
 from ..xp import iadd, operands
+from .lstm_cell import _activations, _gates, lstm_cell_reference
 
 
 class LSTMLayer(Function):
