@@ -6,6 +6,10 @@ A layer runs its cell (`rnn_cells.py`) along the time axis. For each layer and d
     for t in 0 .. T-1 (T-1 .. 0 for the reverse direction):
         h = step(x_proj[t], h)          the recurrence: only h @ W_hh^T is left per step
 
+For the LSTM that loop, forward and backward, is one node (`ops/fused/lstm_layer.py`, with the
+same loop composed from the cell's primitives beside it as its test reference); RNN and GRU
+run the loop here, one cell step of nodes at a time.
+
 The output of layer l (both directions concatenated along the features, forward first) is the
 input of layer l + 1, with dropout between layers in training mode. Parameters are named as in
 PyTorch -- `weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0`, then `..._reverse` for the
@@ -34,7 +38,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn_cells import GATES, check_input, check_nonlinearity, gru_step, lstm_step, rnn_step
+from .rnn_cells import GATES, check_input, check_nonlinearity, gru_step, rnn_step
 
 
 class RNNBase(Module):
@@ -274,9 +278,6 @@ class LSTM(RNNBase):
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
-
-    def _step(self, x_proj, state, w_hh, b_hh):
-        return list(lstm_step(x_proj, state[0], state[1], w_hh, b_hh))
 
     def _direction(self, x_proj, state, w_hh, b_hh, reverse: bool) -> tuple[Tensor, list]:
         # NOTE: the whole time loop as one node (`ops/fused/lstm_layer.py`, its composed
