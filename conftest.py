@@ -1,8 +1,11 @@
 """pytest at the repository root: `--doctest-modules` imports every module of tinygrad_norm/,
-but the benchmark's PyTorch files (its PyTorch GPT, and the course models, which `import torch`)
-need PyTorch, an optional dependency."""
+but the benchmark's PyTorch GPT needs PyTorch, an optional dependency. The course models are
+never imported as modules of the package: they are course scripts (`import torch`, and `from
+gpt_composed import ...` from their own folder) that `bench --suite course` loads itself, once
+per library; they hold no doctests (tests/test_bench_suites.py runs them)."""
 
 import importlib.util
 
-_NEED_TORCH = ["tinygrad_norm/bench/torch_gpt.py", "tinygrad_norm/bench/course"]
-collect_ignore = [] if importlib.util.find_spec("torch") else _NEED_TORCH
+collect_ignore = ["tinygrad_norm/bench/course"]
+if not importlib.util.find_spec("torch"):
+    collect_ignore.append("tinygrad_norm/bench/torch_gpt.py")

@@ -71,6 +71,13 @@ def _ce(target, label_smoothing=0.0, **kw):
     return fused_fn, composed_fn
 
 
+def _reverse_lstm_layer():
+    return (
+        lambda *args: fused.lstm_layer(*args, reverse=True),
+        lambda *args: fused.lstm_layer_reference(*args, reverse=True),
+    )
+
+
 _TARGET = tg.tensor([0, 3, -100, 2, 3])
 _TARGET_ND = tg.tensor([[0, 2, 1], [-1, 1, 1]])
 _CLASS_WEIGHT = np.array([0.5, 2.0, 1.0, 1.5])
@@ -110,6 +117,9 @@ CASES = [
      lambda: (leaf((2, 3, 4)), leaf((4, 5), 1), leaf((5,), 2))),
     ("linear_no_bias_2d", fused.linear, fused.linear_reference,
      lambda: (leaf((3, 4)), leaf((4, 2), 1))),
+    ("linear_out_in", lambda x, w, b: fused.linear(x, w, b, out_in=True),
+     lambda x, w, b: fused.linear_reference(x, w, b, out_in=True),
+     lambda: (leaf((2, 3, 4)), leaf((5, 4), 1), leaf((5,), 2))),
     ("attention_causal", *_attention(_CAUSAL), lambda: (leaf((2, 4, 12)),)),
     ("attention_one_head_padding", *_attention(_PADDED, n_head=1, scale=1.0),
      lambda: (leaf((2, 4, 6)),)),
@@ -131,6 +141,11 @@ CASES = [
               leaf((8,), 3))),
     ("lstm_cell_unbatched_no_bias", fused.lstm_cell, fused.lstm_cell_reference,
      lambda: (leaf((12,), scale=2.0), leaf((3,)), leaf((3,), 1), leaf((12, 3), 2))),
+    ("lstm_layer", fused.lstm_layer, fused.lstm_layer_reference,
+     lambda: (leaf((3, 2, 8), scale=2.0), leaf((2, 2)), leaf((2, 2), 1), leaf((8, 2), 2),
+              leaf((8,), 3))),
+    ("lstm_layer_reverse_no_bias", *_reverse_lstm_layer(),
+     lambda: (leaf((4, 1, 12), scale=2.0), leaf((1, 3)), leaf((1, 3), 1), leaf((12, 3), 2))),
     ("cross_entropy_mean", *_ce(_TARGET), lambda: (leaf((5, 4)),)),
     ("cross_entropy_sum", *_ce(_TARGET, reduction="sum"), lambda: (leaf((5, 4)),)),
     ("cross_entropy_none", *_ce(_TARGET, reduction="none"), lambda: (leaf((5, 4)),)),

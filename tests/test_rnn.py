@@ -175,6 +175,27 @@ def test_gradcheck_sequence_input_and_state(kind):
     assert tg.gradcheck(run, (x, h0))
 
 
+def test_lstm_runs_each_layer_and_direction_as_one_node_twice_differentiable():
+    lstm = perturbed(nn.LSTM(2, 3, bidirectional=True))
+    x = tg.tensor(randn(4, 2, 2), requires_grad=True)
+    output, (h_n, c_n) = lstm(x)
+    names = {n.name for n in _graph_nodes(output)}
+    assert "LSTMLayerBackward" in names and "LSTMCellBackward" not in names
+    np.testing.assert_array_equal(h_n[1].numpy(), output[0, :, 3:].numpy())  # reverse ends at 0
+    assert tg.gradgradcheck(lambda x: lstm(x)[1][1], (x,))
+
+
+def _graph_nodes(t):
+    """Every node reachable from t's grad_fn."""
+    seen, stack = [], [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and not isinstance(node, tg.Tensor) and node not in seen:
+            seen.append(node)
+            stack.extend(node.edges)
+    return seen
+
+
 @pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
 def test_cells_are_twice_differentiable(kind):
     cell = perturbed(getattr(nn, kind)(2, 2))

@@ -37,6 +37,7 @@ import tinygrad_norm as tg
 
 from ..utils import blas_threads
 from .course import MODELS
+from .gpt_step import picked
 
 COURSE_DIR = Path(__file__).parent / "course"
 WORKER = "tinygrad_norm.bench.course_suite"
@@ -62,9 +63,27 @@ def load(model: str, library: str):
     path = COURSE_DIR / f"{model}.py"
     spec = importlib.util.spec_from_file_location(f"_course_{model}_{library}", path)
     module = importlib.util.module_from_spec(spec)
-    with torch_is(library):
+    with torch_is(library), siblings_importable():
         spec.loader.exec_module(module)
     return module
+
+
+@contextlib.contextmanager
+def siblings_importable():
+    """Inside the block, `from gpt_composed import GPT` in a course file imports that sibling
+    file afresh, so under the same `torch` (as a course's scripts import each other from their
+    folder): the folder on sys.path, and no course file left in sys.modules before or after
+    (each library gets its own copy)."""
+    names = [path.stem for path in COURSE_DIR.glob("*.py")]
+    kept = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.path.insert(0, str(COURSE_DIR))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(COURSE_DIR))
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(kept)
 
 
 class Run:
@@ -132,8 +151,7 @@ def peak_rss_mb(model: str, library: str, tiny: bool, steps: int = 3) -> float:
 
 
 def worker(model: str, library: str, tiny: bool, steps: int = 3) -> None:
-    module = load(model, library)
-    cfg = module.TINY if tiny else module.CONFIG
+    cfg = MODELS[model].tiny if tiny else MODELS[model].config
     run = Run(model, library, cfg)
     if library == "torch":
         import torch
@@ -167,10 +185,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    models = [m.strip() for m in args.models.split(",") if m.strip()]
-    unknown = [m for m in models if m not in MODELS]
-    if unknown:
-        print(f"bench: unknown course model {unknown[0]!r}; choose from {', '.join(MODELS)}")
+    models = picked(args.models, MODELS, "course model")
+    if models is None:
         return 2
     if importlib.util.find_spec("torch") is None:
         print("bench --suite course compares against PyTorch: pip install torch")
@@ -190,12 +206,12 @@ def run(args) -> int:
     head += "" if args.no_memory else f"{'torch MB':>10}{'tg MB':>8}"
     print(head)
     for name in models:
-        module = load(name, "torch")
-        cfg = module.TINY if args.tiny else module.CONFIG
+        course = MODELS[name]
+        cfg = course.tiny if args.tiny else course.config
         result = time_pair(pair(name, cfg), args.steps, args.warmup, clock_for(threads))
         ms = {lib: statistics.median(result["times"][lib]) for lib in LIBRARIES}
         diff = abs(result["loss"]["tinygrad_norm"] - result["loss"]["torch"])
-        line = f"{module.NAME:<40}{ms['torch']:>10.2f}{ms['tinygrad_norm']:>10.2f}"
+        line = f"{course.name:<40}{ms['torch']:>10.2f}{ms['tinygrad_norm']:>10.2f}"
         line += f"{ms['tinygrad_norm'] / ms['torch']:>10.2f}{diff:>11.1e}"
         if not args.no_memory:
             line += f"{peak_rss_mb(name, 'torch', args.tiny):>10.0f}"

@@ -277,11 +277,19 @@ def _positive(text: str) -> int:
     return int(text)
 
 
-def run(args) -> int:
-    sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
-    unknown = [s for s in sizes if s not in SIZES]
+def picked(text: str, known, what: str) -> list[str] | None:
+    """The comma-separated names in `text`; None, once said, when one is not in `known`."""
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in known]
     if unknown:
-        print(f"bench: unknown size {unknown[0]!r}; choose from {', '.join(SIZES)}")
+        print(f"bench: unknown {what} {unknown[0]!r}; choose from {', '.join(known)}")
+        return None
+    return names
+
+
+def run(args) -> int:
+    sizes = picked(args.sizes, SIZES, "size")
+    if sizes is None:
         return 2
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     if "torch" in systems and not has_torch():

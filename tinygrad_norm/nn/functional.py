@@ -117,7 +117,7 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
             f"{weight.shape[1]} (weight is (out_features, in_features)); build the layer with "
             f"in_features = the input's last size, or reshape the input"
         )
-    return fused.linear(x, weight.T, _maybe(bias))  # (..., out)
+    return fused.linear(x, weight, _maybe(bias), out_in=True)  # (..., out)
 
 
 def conv1d_gpt2(x, weight, bias=None):

@@ -116,6 +116,11 @@ def _check_channels(op: str, x, **per_channel) -> None:
             )
 
 
+def _array(t):
+    """The array of a Tensor, the array itself, or None."""
+    return t.array if isinstance(t, Tensor) else t
+
+
 def _update_running(running, momentum, batch_value: np.ndarray) -> None:
     """running = (1 - momentum) * running + momentum * batch_value, in place on its array."""
     if running is not None:
@@ -153,11 +158,13 @@ def batch_norm(
                 f"variance, got input of shape {x.shape}; use a batch of 2 or more, or call "
                 ".eval() to normalize with the running statistics"
             )
+        fusable = x.array.dtype.kind == "f" and _same_dtype(weight, x) and _same_dtype(bias, x)
+        running = (_array(running_mean), _array(running_var), momentum)
+        if fusable:  # one node, which also updates the running statistics
+            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps, running)
         if running_mean is not None or running_var is not None:
             _update_running(running_mean, momentum, x.array.mean(axis=axes))
             _update_running(running_var, momentum, x.array.var(axis=axes) * (n / (n - 1)))
-        if x.array.dtype.kind == "f" and all(_same_dtype(t, x) for t in (weight, bias)):
-            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps)  # one node
         return _affine(_normalize_channels(x, eps), weight, bias)
     else:
         if running_mean is None or running_var is None:

@@ -6,6 +6,10 @@ A layer runs its cell (`rnn_cells.py`) along the time axis. For each layer and d
     for t in 0 .. T-1 (T-1 .. 0 for the reverse direction):
         h = step(x_proj[t], h)          the recurrence: only h @ W_hh^T is left per step
 
+For the LSTM that loop, forward and backward, is one node (`ops/fused/lstm_layer.py`, with the
+same loop composed from the cell's primitives beside it as its test reference); RNN and GRU
+run the loop here, one cell step of nodes at a time.
+
 The output of layer l (both directions concatenated along the features, forward first) is the
 input of layer l + 1, with dropout between layers in training mode. Parameters are named as in
 PyTorch -- `weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0`, then `..._reverse` for the
@@ -27,13 +31,14 @@ import numbers
 import warnings
 
 from ..creation import empty, zeros
+from ..ops import fused
 from ..ops.shape import cat, stack
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
-from .rnn_cells import GATES, check_nonlinearity, gru_step, lstm_step, rnn_step
+from .rnn_cells import GATES, check_input, check_nonlinearity, gru_step, rnn_step
 
 
 class RNNBase(Module):
@@ -133,17 +138,8 @@ class RNNBase(Module):
                 f"{name}: input must be a Tensor (T, B, input_size), got {type(input).__name__}"
                 " (packed sequences are not supported: pad the batch instead)"
             )
-        if input.ndim not in (2, 3):
-            raise ValueError(
-                f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead "
-                f"(shape {input.shape}); give (seq_len, batch, input_size)"
-                + (" with batch_first=False" if not self.batch_first else "")
-            )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"{name}: input.size(-1) must be equal to input_size. Expected "
-                f"{self.input_size}, got {input.shape[-1]} (input shape {input.shape})"
-            )
+        order = "batch, seq_len" if self.batch_first else "seq_len, batch"
+        check_input(self, input, (2, 3), f"({order}, input_size={self.input_size})")
         if input.ndim == 2:
             return input.unsqueeze(1), False  # (T, 1, I)
         return (input.transpose(0, 1) if self.batch_first else input), True
@@ -190,18 +186,23 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, direction)
                 x_proj = F.linear(x, w_ih, b_ih)  # (T, B, G*H): all time steps in one matmul
                 state = [s[k] for s in states]  # each (B, H)
-                times = range(x.shape[0] - 1, -1, -1) if direction else range(x.shape[0])
-                ys = [None] * x.shape[0]
-                for t in times:
-                    state = self._step(x_proj[t], state, w_hh, b_hh)
-                    ys[t] = state[0]
-                outputs.append(stack(ys, 0))  # (T, B, H)
+                ys, state = self._direction(x_proj, state, w_hh, b_hh, reverse=direction == 1)
+                outputs.append(ys)  # (T, B, H)
                 for kept, s in zip(finals, state):
                     kept.append(s)
             x = outputs[0] if directions == 1 else cat(outputs, dim=2)  # (T, B, D*H)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, finals
+
+    def _direction(self, x_proj, state, w_hh, b_hh, reverse: bool) -> tuple[Tensor, list]:
+        """One layer in one direction: the outputs (T, B, H) and the final state, the cell's
+        `_step` run along time."""
+        ys = [None] * x_proj.shape[0]
+        for t in range(x_proj.shape[0] - 1, -1, -1) if reverse else range(x_proj.shape[0]):
+            state = self._step(x_proj[t], state, w_hh, b_hh)
+            ys[t] = state[0]
+        return stack(ys, 0), state
 
     def _forward(self, input, states) -> tuple[Tensor, list[Tensor]]:  # noqa: A002
         x, batched = self._check_input(input)
@@ -224,8 +225,8 @@ class RNN(RNNBase):
     >>> _ = tg.manual_seed(0)
     >>> rnn = RNN(3, 4, num_layers=2, batch_first=True)
     >>> output, h_n = rnn(tg.randn(2, 5, 3))      # (batch, time, features)
-    >>> output.shape, h_n.shape
-    (torch.Size([2, 5, 4]), torch.Size([2, 2, 4]))
+    >>> list(output.shape), list(h_n.shape)
+    ([2, 5, 4], [2, 2, 4])
     """
 
     def __init__(
@@ -278,8 +279,13 @@ class LSTM(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
-    def _step(self, x_proj, state, w_hh, b_hh):
-        return list(lstm_step(x_proj, state[0], state[1], w_hh, b_hh))
+    def _direction(self, x_proj, state, w_hh, b_hh, reverse: bool) -> tuple[Tensor, list]:
+        # NOTE: the whole time loop as one node (`ops/fused/lstm_layer.py`, its composed
+        # reference beside it): the course benchmark's LSTM step in 9-12 ms, not 21-23
+        T = x_proj.shape[0]
+        out = fused.lstm_layer(x_proj, state[0], state[1], w_hh, b_hh, reverse=reverse)
+        last = 0 if reverse else T - 1  # the step that ran last
+        return out[:T], [out[last], out[T]]  # (T, B, H), [h_n, c_n] each (B, H)
 
     def forward(self, input, hx=None):  # noqa: A002 - PyTorch's name
         if hx is not None and (not isinstance(hx, (tuple, list)) or len(hx) != 2):

@@ -58,6 +58,22 @@ def gru_step(x_proj: Tensor, h: Tensor, w_hh, b_hh) -> Tensor:
     return (1 - z) * n + z * h
 
 
+def check_input(module, input, ranks: tuple[int, int], layout: str) -> None:  # noqa: A002
+    """PyTorch's checks of a recurrent module's input: `ranks` (unbatched, batched) axes, then
+    input_size features in the last axis; the message names `layout`, what to give instead."""
+    problem = None
+    if input.ndim not in ranks:
+        kind = ValueError
+        problem = f"Expected input to be {ranks[0]}D or {ranks[1]}D, got {input.ndim}D tensor"
+    elif input.shape[-1] != module.input_size:
+        kind = RuntimeError
+        problem = "input.size(-1) must be equal to input_size. Expected "
+        problem += f"{module.input_size}, got {input.shape[-1]}"
+    if problem:
+        shape = tuple(input.shape)
+        raise kind(f"{type(module).__name__}: {problem} (input shape {shape}); give {layout}")
+
+
 def check_nonlinearity(nonlinearity: str) -> str:
     if nonlinearity not in ("tanh", "relu"):
         raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
@@ -101,17 +117,8 @@ class RNNCellBase(Module):
 
     def _prepare(self, input, hx) -> tuple[Tensor, Tensor | None, bool]:  # noqa: A002
         """Check the input, make it (B, I), and the state (B, H) (zeros when absent)."""
-        name = type(self).__name__
-        if input.ndim not in (1, 2):
-            raise ValueError(
-                f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead "
-                f"(shape {input.shape}); a cell runs one time step: (batch, input_size)"
-            )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"{name}: input has {input.shape[-1]} features (shape {input.shape}) but the "
-                f"cell was built with input_size={self.input_size}"
-            )
+        layout = f"(batch, input_size={self.input_size}): a cell runs one time step"
+        check_input(self, input, (1, 2), layout)
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
         if hx is None:

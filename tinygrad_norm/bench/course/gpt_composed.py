@@ -1,5 +1,6 @@
 """A nanoGPT-style GPT as a course writes it: composed causal attention (q @ k^T, masked_fill,
-softmax, @ v), nn.LayerNorm, exact GELU through F.gelu, AdamW."""
+softmax, @ v), nn.LayerNorm, exact GELU through F.gelu, AdamW. `gpt_sdpa.py` imports these
+blocks and switches the attention to F.scaled_dot_product_attention (nanoGPT's flash path)."""
 
 import math
 
@@ -7,19 +8,18 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-NAME = "GPT, composed attention, exact GELU"
-CONFIG = {"vocab": 65, "block": 64, "embd": 128, "heads": 4, "layers": 4, "batch": 12}
-TINY = {"vocab": 11, "block": 8, "embd": 16, "heads": 2, "layers": 1, "batch": 2}
-
 
 class CausalSelfAttention(nn.Module):
+    flash = False  # True: F.scaled_dot_product_attention does the masked softmax (gpt_sdpa.py)
+
     def __init__(self, cfg):
         super().__init__()
         E, T = cfg["embd"], cfg["block"]
         self.c_attn = nn.Linear(E, 3 * E)
         self.c_proj = nn.Linear(E, E)
         self.n_head = cfg["heads"]
-        self.register_buffer("bias", torch.tril(torch.ones(T, T)).view(1, 1, T, T))
+        if not self.flash:
+            self.register_buffer("bias", torch.tril(torch.ones(T, T)).view(1, 1, T, T))
 
     def forward(self, x):
         B, T, C = x.size()
@@ -28,10 +28,13 @@ class CausalSelfAttention(nn.Module):
         q = q.view(B, T, self.n_head, hs).transpose(1, 2)  # (B, nh, T, hs)
         k = k.view(B, T, self.n_head, hs).transpose(1, 2)
         v = v.view(B, T, self.n_head, hs).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))  # (B, nh, T, T)
-        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
-        att = F.softmax(att, dim=-1)
-        y = att @ v  # (B, nh, T, hs)
+        if self.flash:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))  # (B, nh, T, T)
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = att @ v  # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.c_proj(y)
 
@@ -71,9 +74,9 @@ class GPT(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
 
 
-def make(cfg):
+def make(cfg, attention=CausalSelfAttention):
     """(model, optimizer)"""
-    model = GPT(cfg)
+    model = GPT(cfg, attention)
     return model, torch.optim.AdamW(model.parameters(), lr=1e-3)
 
 

@@ -5,10 +5,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-NAME = "LeNet CNN, 28x28, batch 64"
-CONFIG = {"batch": 64, "channels": 6, "classes": 10}
-TINY = {"batch": 2, "channels": 2, "classes": 3}
-
 
 class LeNet(nn.Module):
     def __init__(self, cfg):

@@ -4,10 +4,7 @@ cross-entropy over every position, gradient clipping, Adam."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-NAME = "LSTM language model, 2 layers"
-CONFIG = {"vocab": 65, "embd": 64, "hidden": 128, "layers": 2, "seq": 32, "batch": 16}
-TINY = {"vocab": 7, "embd": 4, "hidden": 6, "layers": 1, "seq": 4, "batch": 2}
+from gpt_composed import make_batch  # noqa: F401 - the same random (batch, block) token batches
 
 
 class LSTMLM(nn.Module):
@@ -25,13 +22,6 @@ class LSTMLM(nn.Module):
 def make(cfg):
     model = LSTMLM(cfg)
     return model, torch.optim.Adam(model.parameters(), lr=2e-3)
-
-
-def make_batch(rng, cfg):
-    shape = (cfg["batch"], cfg["seq"])
-    x = rng.integers(0, cfg["vocab"], shape)
-    y = rng.integers(0, cfg["vocab"], shape)
-    return torch.tensor(x), torch.tensor(y)
 
 
 def train_step(model, optimizer, batch):

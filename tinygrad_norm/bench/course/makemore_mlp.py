@@ -5,10 +5,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-NAME = "makemore MLP + BatchNorm, batch 32"
-CONFIG = {"vocab": 27, "block": 3, "embd": 10, "hidden": 100, "layers": 4, "batch": 32}
-TINY = {"vocab": 7, "block": 3, "embd": 4, "hidden": 8, "layers": 1, "batch": 4}
-
 
 class MLP(nn.Module):
     def __init__(self, cfg):

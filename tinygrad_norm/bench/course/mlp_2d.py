@@ -4,10 +4,6 @@ full-batch, binary cross-entropy with logits, SGD."""
 import torch
 import torch.nn as nn
 
-NAME = "MLP on 2-D points, 2 classes"
-CONFIG = {"hidden": 16, "points": 100}
-TINY = {"hidden": 4, "points": 8}
-
 
 def make(cfg):
     H = cfg["hidden"]

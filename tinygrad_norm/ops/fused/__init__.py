@@ -10,6 +10,7 @@
 - `batch_norm`: BatchNorm (training mode: batch statistics per channel, weight, bias)
 - `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
 - `conv`: Conv (a convolution: the whole batch's im2col columns times the weight, one GEMM)
+- `lstm_layer`: LSTMLayer (every step of one LSTM layer: the time loop and its backward)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -40,6 +41,7 @@ from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
+from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -77,6 +79,9 @@ __all__ = [
     "LSTMCell",
     "lstm_cell",
     "lstm_cell_reference",
+    "LSTMLayer",
+    "lstm_layer",
+    "lstm_layer_reference",
     "log_softmax",
     "log_softmax_reference",
     "safe_softmax",

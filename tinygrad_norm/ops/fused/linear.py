@@ -23,6 +23,10 @@ class Linear(Function):
         grad_w = Xᵀ G     (k, m): one GEMM, every position's contribution summed by it,
         grad_b = sum of G over its N rows (b was added to every row).
 
+    `out_in=True` takes w as nn.Linear stores it, (m, k), and computes y = x @ wᵀ + b: then
+    grad_w = Gᵀ X (m, k), and grad_x = G w. (Passing `weight.T` instead added a Permute
+    node, forward and backward, to every nn.Linear call: ~10% of a makemore MLP step.)
+
     >>> import tinygrad_norm as tg
     >>> x = tg.ones(2, 3, 4, requires_grad=True)
     >>> w = tg.ones(4, 5, requires_grad=True)
@@ -37,13 +41,14 @@ class Linear(Function):
     formula = "grad_x = grad_out @ w^T;  grad_w = x^T @ grad_out;  grad_b = sum(grad_out)"
 
     @staticmethod
-    def forward(ctx, x, w, b):
+    def forward(ctx, x, w, b, out_in=False):
         needs_x, needs_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if needs_w else None, w if needs_x else None)
-        y = _rows(x) @ w  # (N, k) @ (k, m) -> (N, m)
+        ctx.out_in = out_in
+        y = _rows(x) @ (w.T if out_in else w)  # (N, k) @ (k, m) -> (N, m)
         if b is not None:
             y = np.add(y, b, out=y if b.dtype == y.dtype else None)  # in place: y is new
-        return y.reshape(x.shape[:-1] + (w.shape[1],))  # (..., m)
+        return y.reshape(x.shape[:-1] + (y.shape[1],))  # (..., m)
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -53,8 +58,12 @@ class Linear(Function):
         needs_x, needs_w, needs_b = ctx.needs_input_grad
         x_shape = ctx.input_meta[0][0]
         g = _rows(grad_output)  # (N, m)
-        grad_x = (g @ w.T).reshape(x_shape) if needs_x else None
-        grad_w = _rows(x).T @ g if needs_w else None  # (k, N) @ (N, m)
+        if ctx.out_in:  # w (m, k)
+            grad_x = (g @ w).reshape(x_shape) if needs_x else None
+            grad_w = g.T @ _rows(x) if needs_w else None  # (m, N) @ (N, k)
+        else:  # w (k, m)
+            grad_x = (g @ w.T).reshape(x_shape) if needs_x else None
+            grad_w = _rows(x).T @ g if needs_w else None  # (k, N) @ (N, m)
         grad_b = g.sum(0) if needs_b else None
         return grad_x, grad_w, grad_b
 
@@ -65,13 +74,14 @@ def _rows(a):
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
-def linear_reference(x, w, b=None):
+def linear_reference(x, w, b=None, out_in=False):
     """x @ w + b composed from primitives (a view, a MatMul, a view back, an Add): the test
     reference of `Linear` (autograd derives the gradient)."""
+    w = w.T if out_in else w
     y = (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + (w.shape[1],))
     return y if b is None else y + b
 
 
-def linear(x, w, b=None):
-    """x @ w + b over the last axis, as one fused node (see `Linear`)."""
-    return Linear.apply(x, w, b)
+def linear(x, w, b=None, out_in=False):
+    """x @ w + b over the last axis (x @ wᵀ + b with out_in), as one fused node (`Linear`)."""
+    return Linear.apply(x, w, b, out_in=out_in)

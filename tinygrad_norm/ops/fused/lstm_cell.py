@@ -8,7 +8,8 @@ the LSTM's training step: on the course benchmark's 2-layer LSTM (B 16, T 32, H 
 had ~1170 nodes per step. Measured with `bench --suite course` (one thread, CPU time, a busy
 2-core machine; PyTorch 7.3-8.2 ms a step), tinygrad_norm / PyTorch went from 7.5 to 4.4 with
 the pointwise part fused (~530 nodes), and to 3.6-3.8 with the recurrent product h W_hh^T + b_hh
-inside the node too (~340 nodes, 27-29 ms).
+inside the node too (~340 nodes, 27-29 ms). `nn.LSTM` now runs each whole layer as one node
+(`lstm_layer.py`, which reuses `_gates` and `_activations` below); this step serves `LSTMCell`.
 """
 
 import numpy as np
