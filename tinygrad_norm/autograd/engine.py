@@ -27,7 +27,6 @@ round): it knows tensors by their base class `GraphTensor` below, and wraps arra
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -139,8 +138,9 @@ class Context:
         saved, inputs whose arrays forward kept on ctx), to catch in-place changes later."""
         read = [output if isinstance(s, _Output) else s for s in self.saved if s is not None]
         if len(self.__dict__) > _NODE_FIELDS:  # forward also kept something on ctx
-            kept = [v for v in self.__dict__.values() if isinstance(v, np.ndarray)]
-            read += [t for t in self.inputs if any(t.array is v for v in kept)]
+            kept = {id(v) for v in self.__dict__.values() if isinstance(v, np.ndarray)}
+            if kept:
+                read += [t for t in self.inputs if id(t.array) in kept]
         versions = []  # Not the output tensor itself (it holds this node: a cycle), its counter.
         for t in read:
             counter = t._version_counter()
@@ -383,8 +383,13 @@ class Step(NamedTuple):
     grad_output: Any  # Tensor: the gradient of the node's output, summed over all its uses
     grad_inputs: tuple  # what the node sent to each of its Tensor inputs (None: nothing)
     inputs: tuple  # the node's input Tensors
-    so_far: Any  # so_far() -> each input's gradient so far (a leaf's: its .grad once complete);
-    # a function, as only the step-through tool asks (call it before the next step runs)
+    grads: dict  # the loop's gradients being summed, and autograd.grad's capture (or None):
+    capture: Any  # what `so_far` reads
+
+    def so_far(self) -> tuple:
+        """Each input's gradient so far (a leaf's: its .grad once complete). Only the
+        step-through tool asks; call it before the next step runs."""
+        return tuple(_gradient_so_far(e, self.grads, self.capture) for e in self.node.edges)
 
 
 def topological_sort(roots: list[Context]) -> list[Context]:
@@ -438,8 +443,10 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         if grad_output is not None:
             if node.released:
                 raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
-            grad_output = run_hooks(node.hooks, grad_output)
-            keep_for_retain_grad(node, grad_output, capture, create_graph)
+            if node.hooks:
+                grad_output = run_hooks(node.hooks, grad_output)
+            if node.retained is not None or capture is not None:
+                keep_for_retain_grad(node, grad_output, capture, create_graph)
             with set_grad_enabled(create_graph):
                 grad_inputs = node.call_backward(grad_output)
             if is_anomaly_enabled():
@@ -451,19 +458,14 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 pending[id(edge)] -= 1
                 if pending[id(edge)] == 0 and id(edge) in grads:
                     deliver_to_leaf(edge, grads.pop(id(edge)), capture, create_graph)
-        so_far = functools.partial(_gradients_so_far, node.edges, grads, capture)
         inputs = node.inputs
         if not retain_graph:
             node.release()
-        yield Step(index, node, grad_output, grad_inputs, inputs, so_far)
-
-
-def _gradients_so_far(edges: tuple, grads: dict, capture: dict | None) -> tuple:
-    """The gradient each input has received so far: still being summed, or delivered."""
-    return tuple(_gradient_so_far(edge, grads, capture) for edge in edges)
+        yield Step(index, node, grad_output, grad_inputs, inputs, grads, capture)
 
 
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
+    """The gradient `edge` has received so far: still being summed, or delivered."""
     if id(edge) in grads:
         return grads[id(edge)]
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
