@@ -46,6 +46,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """`data` as a Tensor, copying only when it must (PyTorch's `torch.as_tensor`): a Tensor is
     returned as it is (cast if `dtype` differs), a NumPy array shares its memory, anything else
     (numbers, lists) becomes a new tensor as `tg.tensor` makes it."""
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data  # NOTE: the common case first, before any check (ops call this a lot)
     check_device("as_tensor", device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == np.dtype(dtype) else data.to(dtype)

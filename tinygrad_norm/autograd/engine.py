@@ -37,10 +37,12 @@ from .features import (
     HINT,
     add_gradient,
     deliver_to_leaf,
+    gradient_sum,
     join_view,
     keep_for_retain_grad,
     refuse_stale_view,
     run_hooks,
+    take_gradient,
 )
 from .grad_mode import is_grad_enabled, set_grad_enabled
 
@@ -422,23 +424,25 @@ def topological_sort(roots: list[Context]) -> list[Context]:
 def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
     """Run the backward pass from `roots` (Tensors) seeded with `grad_roots`, one node at a time.
 
-    Yields a `Step` after each node. `grads` holds, for every node and leaf, the sum of the
-    gradients it has received so far. A leaf's sum is delivered (hooks, then `.grad`) as soon
-    as the last edge into it has run: `pending` counts those edges. With `capture` (a dict keyed
-    by `id` of the tensors `autograd.grad` asked for), gradients go there instead of `.grad`.
+    Yields a `Step` after each node. `grads` holds, for every node and leaf, the gradients it
+    has received so far (summed when it is its turn). A leaf's sum is delivered (hooks, then
+    `.grad`) as soon as the last edge into it has run: `pending` counts those edges. With
+    `capture` (a dict keyed by `id` of the tensors `autograd.grad` asked for), gradients go there
+    instead of `.grad`.
     """
     create_graph = bool(create_graph)  # it becomes the grad mode inside each backward
-    grads: dict[int, Any] = {}  # id(node or leaf) -> gradient received so far
+    grads: dict[int, list] = {}  # id(node or leaf) -> the gradients it received so far
     for root, grad in zip(roots, grad_roots):
-        add_gradient(grads, id(root.grad_fn or root), grad, create_graph)
+        add_gradient(grads, id(root.grad_fn or root), grad)
     order = topological_sort([r.grad_fn for r in roots if r.grad_fn is not None])
     pending = count_edges_into_leaves(roots, order)
     for root in {id(r): r for r in roots if r.grad_fn is None}.values():
         if pending[id(root)] == 0:  # a leaf that is itself a root, used by no node
-            deliver_to_leaf(root, grads.pop(id(root)), capture, create_graph)
+            grad = take_gradient(grads, id(root), create_graph)
+            deliver_to_leaf(root, grad, capture, create_graph)
 
     for index, node in enumerate(order):
-        grad_output = grads.pop(id(node), None)
+        grad_output = take_gradient(grads, id(node), create_graph)
         grad_inputs: tuple = (None,) * len(node.edges)
         if grad_output is not None:
             if node.released:
@@ -453,11 +457,12 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
             if grad is not None:
-                add_gradient(grads, id(edge), grad, create_graph)
+                add_gradient(grads, id(edge), grad)
             if not isinstance(edge, Context) and edge.requires_grad:
                 pending[id(edge)] -= 1
                 if pending[id(edge)] == 0 and id(edge) in grads:
-                    deliver_to_leaf(edge, grads.pop(id(edge)), capture, create_graph)
+                    grad = take_gradient(grads, id(edge), create_graph)
+                    deliver_to_leaf(edge, grad, capture, create_graph)
         inputs = node.inputs
         if not retain_graph:
             node.release()
@@ -467,7 +472,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
     if id(edge) in grads:
-        return grads[id(edge)]
+        return gradient_sum(grads[id(edge)], False)  # for the step tool to show
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
         return None  # a node's sum was handed on already; a captured or constant input
     return edge.grad

@@ -1,6 +1,7 @@
 """The small features the backward loop (`engine.backward_steps`) calls, one function each.
 
-- `add_gradient`: one more gradient for a node's output or a leaf; the uses add up.
+- `add_gradient`, `take_gradient`: one more gradient for a node's output or a leaf; the sum of
+  them all, once the last has arrived.
 - `run_hooks`: `register_hook` functions see (and may replace) a gradient.
 - `keep_for_retain_grad`: a non-leaf's `.grad` after `retain_grad()`, or `autograd.grad`'s capture.
 - `deliver_to_leaf`: a leaf's gradient is complete: hooks, then `.grad` (or the capture).
@@ -18,9 +19,32 @@ HINT = (  # how to backpropagate twice through one graph
 )
 
 
-def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
-    """grads[key] += grad: the gradient of a value used twice is the sum over its uses."""
-    grads[key] = _plus(grads[key], grad, create_graph) if key in grads else grad
+def add_gradient(grads: dict, key: int, grad) -> None:
+    """One more gradient for `key` (a node's output or a leaf). The gradient of a value used
+    twice is the sum over its uses: they are listed here, and summed once by `take_gradient`."""
+    if key in grads:
+        grads[key].append(grad)
+    else:
+        grads[key] = [grad]
+
+
+def take_gradient(grads: dict, key: int, create_graph: bool):
+    """The sum of the gradients `key` received (None if none), taken out of `grads`."""
+    received = grads.pop(key, None)
+    return None if received is None else gradient_sum(received, create_graph)
+
+
+def gradient_sum(received: list, create_graph: bool):
+    """g1 + g2 + ...: recorded under create_graph (a gradient of gradients)."""
+    if len(received) == 1:
+        return received[0]
+    total = _plus(received[0], received[1], create_graph)  # a new Tensor, and a new array
+    for grad in received[2:]:
+        if create_graph:
+            total = total + grad
+        else:
+            total.array += grad.array  # NOTE: into that new array: no array per further use
+    return total
 
 
 def _plus(a, b, create_graph: bool):
