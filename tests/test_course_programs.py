@@ -101,6 +101,7 @@ def test_mingpt_in_this_process_through_install_as_torch(mingpt_reference, monke
     monkeypatch.setattr(
         sys, "argv", [script, "--init", str(tmp_path / "init.pt"), "--out", str(out)]
     )
+    monkeypatch.syspath_prepend(str(PROGRAMS))  # as `python script.py`: for `import oracle_cli`
     default_dtype, rng_state = tg.get_default_dtype(), tg.get_rng_state()
     tg.install_as_torch()
     try:

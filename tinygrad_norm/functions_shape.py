@@ -29,20 +29,19 @@ def _on_tensor(fn):
     return call
 
 
+def _define_on_tensor(module, names: str) -> None:
+    """Defines each of `names` here as `name = _on_tensor(module.name)`: the tables below."""
+    for name in names.split():
+        globals()[name] = _on_tensor(getattr(module, name))
+
+
 # --- indexing -----------------------------------------------------------------------------------
-gather = _on_tensor(I.gather)
-take_along_dim = _on_tensor(I.take_along_dim)
-take = _on_tensor(I.take)
-index_select = _on_tensor(I.index_select)
-masked_select = _on_tensor(I.masked_select)
-nonzero = _on_tensor(I.nonzero)
-argwhere = _on_tensor(I.argwhere)
-index_add = _on_tensor(I.index_add)
-masked_scatter = _on_tensor(I.masked_scatter)
-index_put = _on_tensor(I.index_put)
-scatter = _on_tensor(SC.scatter)
-scatter_add = _on_tensor(SC.scatter_add)
-scatter_reduce = _on_tensor(SC.scatter_reduce)
+_define_on_tensor(
+    I,
+    "gather take_along_dim take index_select masked_select nonzero argwhere index_add "
+    "masked_scatter index_put",
+)
+_define_on_tensor(SC, "scatter scatter_add scatter_reduce")
 
 
 def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
@@ -56,20 +55,12 @@ def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
 
 
 # --- rearranging --------------------------------------------------------------------------------
-flip = _on_tensor(R.flip)
-fliplr = _on_tensor(R.fliplr)
-flipud = _on_tensor(R.flipud)
-roll = _on_tensor(R.roll)
-rot90 = _on_tensor(R.rot90)
-repeat_interleave = _on_tensor(R.repeat_interleave)
-unflatten = _on_tensor(R.unflatten)
-narrow = _on_tensor(R.narrow)
-movedim = moveaxis = _on_tensor(R.movedim)
-diag = _on_tensor(R.diag)
-diagonal = _on_tensor(R.diagonal)
-diag_embed = _on_tensor(R.diag_embed)
-trace = _on_tensor(R.trace)
-broadcast_to = _on_tensor(R.broadcast_to)
+_define_on_tensor(
+    R,
+    "flip fliplr flipud roll rot90 repeat_interleave unflatten narrow movedim diag diagonal "
+    "diag_embed trace broadcast_to",
+)
+moveaxis = movedim  # noqa: F821 - defined by the line above
 
 
 def meshgrid(*tensors, indexing=None):
@@ -112,13 +103,5 @@ def einsum(*args):
 
 
 einsum.__doc__ = _einsum.__doc__
-mm = _on_tensor(P.mm)
-bmm = _on_tensor(P.bmm)
-mv = _on_tensor(P.mv)
-dot = vdot = _on_tensor(P.dot)
-inner = _on_tensor(P.inner)
-outer = ger = _on_tensor(P.outer)
-kron = _on_tensor(P.kron)
-tensordot = _on_tensor(P.tensordot)
-baddbmm = _on_tensor(P.baddbmm)
-addmv = _on_tensor(P.addmv)
+_define_on_tensor(P, "mm bmm mv dot inner outer kron tensordot baddbmm addmv")
+vdot, ger = dot, outer  # noqa: F821 - PyTorch's other names, for the functions defined above

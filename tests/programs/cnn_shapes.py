@@ -5,17 +5,16 @@ Conv2d, BatchNorm2d, ReLU, MaxPool2d, Dropout2d, Flatten, Dropout, Linear in nn.
 TensorDataset; SGD with momentum and weight decay and a StepLR schedule; evaluation under
 model.eval() and torch.no_grad(); predictions by argmax.
 
-Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
-`python -m tinygrad_norm run` from the same initial weights (`--init`: loaded when the file
-exists, written there otherwise) and compares what it saves to `--out` (`np.savez`). Images
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+which compares what the two runs save (the command line: oracle_cli.py). Images
 and the batch order come from NumPy's generator; dropout is off in training (`--dropout 0`)
 so both frameworks compute the same numbers.
 """
 
-import argparse
 import os
 
 import numpy as np
+import oracle_cli  # this folder's command line: --init, --out
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -79,13 +78,7 @@ def evaluate(model, loader_batches):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--init", help="initial weights: loaded if the file exists, else saved")
-    parser.add_argument("--out", required=True, help="where to write the results (.npz)")
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--dropout", type=float, default=0.0)
-    parser.add_argument("--dtype", default="float64")
-    args = parser.parse_args()
+    args = oracle_cli.parse_args(epochs=2, dropout=0.0, dtype="float64")
     torch.set_default_dtype(torch.float64 if args.dtype == "float64" else torch.float32)
     torch.manual_seed(0)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -4,20 +4,20 @@ spelled out": a character Transformer written head by head.
 encode/decode lambdas, a 90/10 split, get_batch with torch.stack of slices, estimate_loss
 under @torch.no_grad() filling torch.zeros(eval_iters) with loss.item(), Head (a registered
 tril buffer, `k.shape[-1]**-0.5`, masked_fill), MultiHeadAttention (torch.cat of the heads),
-FeedFoward, Block, nn.Sequential(*blocks), _init_weights through self.apply, AdamW, and a
-generate loop.
+FeedFoward, Block, nn.Sequential(*blocks), AdamW, and a generate loop. PyTorch's default
+initialisation, as in the lecture's video (mingpt_chars.py has the `_init_weights` of the
+follow-up).
 
-Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
-`python -m tinygrad_norm run` from the same initial weights (`--init`: loaded when the file
-exists, written there otherwise) and compares what it saves to `--out` (`np.savez`). The
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+which compares what the two runs save (the command line: oracle_cli.py). The
 batch positions and the sampling draws come from NumPy's generator (the lecture uses
 torch.randint and torch.multinomial, whose streams differ between frameworks).
 """
 
-import argparse
 import os
 
 import numpy as np
+import oracle_cli  # this folder's command line: --init, --out
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
@@ -174,15 +174,6 @@ class GPTLanguageModel(nn.Module):
         self.blocks = nn.Sequential(*[Block(n_embd, n_head=n_head) for _ in range(n_layer)])
         self.ln_f = nn.LayerNorm(n_embd)  # final layer norm
         self.lm_head = nn.Linear(n_embd, vocab_size)
-        self.apply(self._init_weights)
-
-    def _init_weights(self, module):
-        if isinstance(module, nn.Linear):
-            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
-            if module.bias is not None:
-                torch.nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding):
-            torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
 
     def forward(self, idx, targets=None):
         B, T = idx.shape
@@ -221,11 +212,7 @@ class GPTLanguageModel(nn.Module):
         return idx
 
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--init", help="initial weights: loaded if the file exists, else saved")
-parser.add_argument("--out", required=True, help="where to write the results (.npz)")
-parser.add_argument("--max-iters", type=int, default=5)
-args = parser.parse_args()
+args = oracle_cli.parse_args(max_iters=5)
 max_iters = args.max_iters
 torch.manual_seed(1337)
 

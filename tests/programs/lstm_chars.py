@@ -6,16 +6,15 @@ a LambdaLR schedule and gradient clipping; the entropy and log-likelihood of the
 through torch.distributions.Categorical; sampling one character at a time with the hidden
 state, with a temperature.
 
-Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
-`python -m tinygrad_norm run` from the same initial weights (`--init`: loaded when the file
-exists, written there otherwise) and compares what it saves to `--out` (`np.savez`). Batch
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+which compares what the two runs save (the command line: oracle_cli.py). Batch
 positions and sampling draws come from NumPy's generator.
 """
 
-import argparse
 import os
 
 import numpy as np
+import oracle_cli  # this folder's command line: --init, --out
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -76,12 +75,7 @@ def sample(model, stoi, itos, prime, length, temperature, rng, device):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--init", help="initial weights: loaded if the file exists, else saved")
-    parser.add_argument("--out", required=True, help="where to write the results (.npz)")
-    parser.add_argument("--steps", type=int, default=5)
-    parser.add_argument("--dtype", default="float64")
-    args = parser.parse_args()
+    args = oracle_cli.parse_args(steps=5, dtype="float64")
     if args.dtype == "float64":
         torch.set_default_dtype(torch.float64)
     torch.manual_seed(42)

@@ -5,6 +5,7 @@ under PyTorch and under `python -m tinygrad_norm run`, and compares what it prin
 The weights come from NumPy with a fixed seed and the batch is the whole data set, so both
 runs compute the same numbers; the sampled names at the end use torch.Generator, whose
 streams differ between the two frameworks, so they are printed but not compared.
+makemore_names.py, the later lectures, imports its `build_dataset`.
 """
 
 import argparse

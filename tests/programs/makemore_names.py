@@ -6,20 +6,20 @@ name model three ways, on a small built-in list of names.
 3. A WaveNet-style hierarchical model (van den Oord et al., 2016): consecutive characters are
    fused two at a time (FlattenConsecutive) through three levels.
 
-Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
-`python -m tinygrad_norm run` from the same initial weights (`--init`: loaded when the file
-exists, written there otherwise) and compares the results saved to `--out` (`np.savez`):
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+which compares what the two runs save (the command line: oracle_cli.py):
 losses per step, every gradient after the first step, sampled names. Data, batches and the
 sampling draws come from NumPy's generator, so both runs see the same numbers.
 """
 
-import argparse
 import os
 
 import numpy as np
+import oracle_cli  # this folder's command line: --init, --out
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from makemore_mlp import build_dataset  # lecture 2's (context, next character) pairs
 
 WORDS = """emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily
 elizabeth mila ella avery sofia camila aria scarlett victoria madison luna grace chloe penelope
@@ -29,18 +29,6 @@ caroline nova genesis emilia kennedy samantha maya willow kinsley naomi aaliyah 
 ariana allison gabriella alice madelyn cora ruby eva serenity autumn adeline hailey gianna
 valentina isla eliana quinn nevaeh ivy sadie piper lydia alexa josephine emery julia delilah
 arianna vivian kaylee sophie brielle madeline""".split()
-
-
-def build_dataset(words, stoi, block_size):
-    X, Y = [], []
-    for w in words:
-        context = [0] * block_size
-        for ch in w + ".":
-            ix = stoi[ch]
-            X.append(context)
-            Y.append(ix)
-            context = context[1:] + [ix]
-    return torch.tensor(X), torch.tensor(Y)
 
 
 class FlattenConsecutive(nn.Module):
@@ -327,12 +315,7 @@ def sample(model, itos, block_size, rng, n):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--init", help="initial weights: loaded if the file exists, else saved")
-    parser.add_argument("--out", required=True, help="where to write the results (.npz)")
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--dtype", default="float64")
-    args = parser.parse_args()
+    args = oracle_cli.parse_args(steps=4, dtype="float64")
     torch.set_default_dtype(getattr(torch, args.dtype))
     torch.manual_seed(2147483647)
     rng = np.random.default_rng(42)

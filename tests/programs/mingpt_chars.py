@@ -5,19 +5,18 @@ GPT with weight tying and nanoGPT's configure_optimizers (AdamW parameter groups
 with a DataLoader over a character Dataset, gradient clipping, a warmup + cosine learning
 rate, and generate() with temperature and top_k.
 
-Plain PyTorch. tests/test_course_programs.py runs it under PyTorch and under
-`python -m tinygrad_norm run` from the same initial weights (`--init`: loaded when the file
-exists, written there otherwise) and compares what it saves to `--out` (`np.savez`). The
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+which compares what the two runs save (the command line: oracle_cli.py). The
 batch order (a Sampler) and the sampling draws come from NumPy's generator.
 """
 
-import argparse
 import inspect
 import math
 import os
 from dataclasses import dataclass
 
 import numpy as np
+import oracle_cli  # this folder's command line: --init, --out
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
@@ -331,12 +330,7 @@ class TrainConfig:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--init", help="initial weights: loaded if the file exists, else saved")
-    parser.add_argument("--out", required=True, help="where to write the results (.npz)")
-    parser.add_argument("--steps", type=int, default=6)
-    parser.add_argument("--dtype", default="float64")
-    args = parser.parse_args()
+    args = oracle_cli.parse_args(steps=6, dtype="float64")
     torch.set_default_dtype({"float64": torch.float64, "float32": torch.float32}[args.dtype])
     torch.manual_seed(1337)
 

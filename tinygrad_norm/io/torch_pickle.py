@@ -123,24 +123,26 @@ def _encode(text, encoding="latin1"):
     return text.encode("latin1")
 
 
-ALLOWED = {
-    ("collections", "OrderedDict"): OrderedDict,
-    ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
-    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-    ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type_v2,
-    ("torch", "Tensor"): _TorchClass(),
-    ("torch.nn.parameter", "Parameter"): _TorchClass(),
-    ("torch", "Size"): tuple,
-    ("torch", "device"): str,
-    ("_codecs", "encode"): _encode,
-    ("builtins", "set"): set,
-    ("builtins", "bytearray"): bytearray,
-    ("builtins", "complex"): complex,
-    **{("torch", name): StorageType(name) for name in STORAGES},
-    **{("torch.storage", "UntypedStorage"): StorageType("UntypedStorage")},
-    **{("torch", name): np.dtype(dtype) for name, dtype in DTYPES.items()},
+ALLOWED = {  # module -> {name: what find_class returns for module.name}
+    "collections": {"OrderedDict": OrderedDict},
+    "torch._utils": {
+        "_rebuild_tensor": _rebuild_tensor,
+        "_rebuild_tensor_v2": _rebuild_tensor_v2,
+        "_rebuild_parameter": _rebuild_parameter,
+        "_rebuild_parameter_with_state": _rebuild_parameter,
+    },
+    "torch._tensor": {"_rebuild_from_type_v2": _rebuild_from_type_v2},
+    "torch": {
+        "Tensor": _TorchClass(),
+        "Size": tuple,
+        "device": str,
+        **{name: StorageType(name) for name in STORAGES},
+        **{name: np.dtype(dtype) for name, dtype in DTYPES.items()},
+    },
+    "torch.nn.parameter": {"Parameter": _TorchClass()},
+    "torch.storage": {"UntypedStorage": StorageType("UntypedStorage")},
+    "_codecs": {"encode": _encode},
+    "builtins": {"set": set, "bytearray": bytearray, "complex": complex},
 }
 
 
@@ -153,8 +155,8 @@ class Unpickler(pickle.Unpickler):
 
     def find_class(self, module: str, name: str):
         module = "builtins" if module == "__builtin__" else module  # Python 2 pickles
-        if (module, name) in ALLOWED:
-            return ALLOWED[(module, name)]
+        if name in ALLOWED.get(module, {}):
+            return ALLOWED[module][name]
         raise pickle.UnpicklingError(
             f"refused to load {self.where}: it names {module}.{name}, which is not a tensor, "
             "storage, OrderedDict or plain container. Unpickling it could run code, so "

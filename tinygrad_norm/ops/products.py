@@ -30,43 +30,38 @@ def _same_dtype(op: str, a, b) -> None:
 
 
 def _operands(op: str, input, other, names: tuple, ndims: tuple):  # noqa: A002
-    """(input, other as a Tensor), after the checks PyTorch makes: each has its ndim (named
-    `names` in the message) and both have one dtype (no promotion)."""
+    """(input, other as a Tensor), after the checks PyTorch makes for mm, bmm and mv: each has
+    its ndim (named `names` in the message), both have one dtype (no promotion), and they can
+    be multiplied as they are: input's last size is other's inner size (its rows, or its
+    length for a vector) and, for bmm, the batch sizes are equal (no broadcasting)."""
     a, b = input, as_tensor(other, input)
     _require(op, names[0], a, ndims[0])
     _require(op, names[1], b, ndims[1])
     _same_dtype(op, a, b)
+    inner_axis = 0 if b.ndim == 1 else b.ndim - 2  # (k,), (k, m) or (B, k, m): k
+    if a.shape[-1] != b.shape[inner_axis] or a.shape[:-2] != b.shape[:-2]:
+        batch = " and the same batch size (dim 0)" if a.ndim == 3 else ""
+        raise RuntimeError(
+            f"{op}: {names[0]} {a.shape} and {names[1]} {b.shape} cannot be multiplied: they need "
+            f"the same inner size (dim {a.ndim - 1} of {names[0]}, dim {inner_axis} of "
+            f"{names[1]}){batch}"
+        )
     return a, b
 
 
 def mm(input, mat2):  # noqa: A002 - PyTorch's names
     """(n, k) @ (k, m) -> (n, m), matrices only (matmul also takes vectors and batches)."""
-    a, b = _operands("mm", input, mat2, ("self", "mat2"), (2, 2))
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(
-            f"mm: mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-            f"{b.shape[0]}x{b.shape[1]}): the inner sizes must be equal"
-        )
-    return matmul(a, b)
+    return matmul(*_operands("mm", input, mat2, ("self", "mat2"), (2, 2)))
 
 
 def bmm(input, mat2):  # noqa: A002
     """(B, n, k) @ (B, k, m) -> (B, n, m): one matrix product per batch element, no broadcasting."""
-    a, b = _operands("bmm", input, mat2, ("batch1", "batch2"), (3, 3))
-    if b.shape[:2] != (a.shape[0], a.shape[2]):
-        raise RuntimeError(
-            f"bmm: expected batch2 to start with [{a.shape[0]}, {a.shape[2]}] (batch size and "
-            f"inner size of batch1 {a.shape}), got {b.shape}"
-        )
-    return matmul(a, b)
+    return matmul(*_operands("bmm", input, mat2, ("batch1", "batch2"), (3, 3)))
 
 
 def mv(input, vec):  # noqa: A002
     """(n, m) @ (m,) -> (n,)."""
-    a, v = _operands("mv", input, vec, ("mat", "vec"), (2, 1))
-    if a.shape[1] != v.shape[0]:
-        raise RuntimeError(f"mv: size mismatch, mat {a.shape} and vec {v.shape}")
-    return matmul(a, v)
+    return matmul(*_operands("mv", input, vec, ("mat", "vec"), (2, 1)))
 
 
 def dot(input, tensor):  # noqa: A002
