@@ -109,7 +109,7 @@ class Context:
             raise RuntimeError(f"{self.name}: backward through the graph a second time: {HINT}")
         output = self.inputs[0]._make  # forward's output is rebuilt, joined to the graph
         return tuple(
-            output(s.array, True, self) if isinstance(s, _Output) else s for s in self.saved
+            [output(s.array, True, self) if isinstance(s, _Output) else s for s in self.saved]
         )
 
     def __getattr__(self, attr):
@@ -187,9 +187,10 @@ class Context:
         grads = self._one_per_argument(self.fn.backward(self, grad_output))
         needs = self.needs_input_grad
         if len(grads) > len(self.inputs):  # keep those of the Tensor arguments, in order
-            tensor = [isinstance(a, GraphTensor) for a in self.args]
-            grads = [g for g, t in zip(grads, tensor) if t]
-            needs = [n for n, t in zip(needs, tensor) if t]
+            kept = [
+                (g, n) for a, g, n in zip(self.args, grads, needs) if isinstance(a, GraphTensor)
+            ]
+            grads, needs = [g for g, _ in kept], [n for _, n in kept]
         return tuple(
             self._as_input_gradient(i, g, grad_output) if g is not None and n else None
             for i, (g, n) in enumerate(zip(grads, needs))

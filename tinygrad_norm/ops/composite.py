@@ -51,6 +51,8 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...] | None:
     """`dim` (None, an int, or a tuple/list of ints, negative allowed) as sorted axes >= 0."""
     if dim is None:
         return None
+    if type(dim) is int and -ndim <= dim < ndim:  # NOTE: the common case first (0.8 us less)
+        return (dim % ndim,)
     dims = (dim,) if not isinstance(dim, (tuple, list)) else tuple(dim)
     out = []
     rank = builtins.max(ndim, 1)  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
@@ -99,14 +101,14 @@ def _count(shape: tuple, dims) -> int:
 
 # --- reductions ---------------------------------------------------------------------------------
 def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
-    if x.dtype == np.float16:
+    if x.array.dtype == np.float16:
         return _in_float32(sum, x, dim, keepdim)
     return Sum.apply(x, reduction_dims("sum", dim, x.ndim), keepdim)
 
 
 def mean(x, dim=None, keepdim=False):
     _require_floating("mean", x)
-    if x.dtype == np.float16:
+    if x.array.dtype == np.float16:
         return _in_float32(mean, x, dim, keepdim)
     dims = reduction_dims("mean", dim, x.ndim)
     return Sum.apply(x, dims, keepdim) / _count(x.shape, dims)

@@ -37,7 +37,9 @@ class Permute(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        return permute(g, tuple(np.argsort(ctx.args[1]).tolist())), None
+        dims = ctx.args[1]
+        inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))  # argsort(dims)
+        return permute(g, inverse), None
 
 
 class Expand(Function):

@@ -19,8 +19,8 @@ from .movement import Cat, Expand, Permute, Reshape
 
 def reshape(x, *shape):
     """The same elements in a new shape; one size may be -1 to be inferred."""
-    target = _resolve_shape("reshape", x.shape, _sizes(shape))
-    return x if target == x.shape else Reshape.apply(x, target)
+    target = _resolve_shape("reshape", x.array.shape, _sizes(shape))
+    return x if target == x.array.shape else Reshape.apply(x, target)
 
 
 def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:

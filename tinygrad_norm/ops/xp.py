@@ -138,5 +138,5 @@ def max_shifted(x, axis, out=None):
     """
     array = data(x)
     lowest = -np.inf if array.dtype.kind == "f" else np.iinfo(array.dtype).min
-    m = np.max(array, axis=axis, keepdims=True, initial=lowest)
+    m = array.max(axis=axis, keepdims=True, initial=lowest)
     return x - m if isinstance(x, GraphTensor) else np.subtract(x, m, out=out)
