@@ -428,3 +428,31 @@ def test_gradcheck_sees_a_backward_that_returns_the_wrong_dtype():
         "_Float32GradientBackward: backward returned float32 for input 0 of dtype float64" in p
         for p in result.problems
     )
+
+
+class CountsItsRuns(tg.Function):
+    """out = 2 x, with a wrong backward (3 grad); forward counts its runs in an array argument,
+    as BatchNorm's forward moves the running statistics it is given."""
+
+    @staticmethod
+    def forward(ctx, x, runs):
+        runs[0] += 1
+        return 2 * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return 3 * grad_output, None
+
+
+def test_finding_the_culprit_leaves_array_arguments_alone():
+    # The search for the wrong node runs each node's forward again; it must run it on copies
+    # of the arguments, or a forward that changes one (a running mean) changes it again.
+    runs, calls = np.zeros(1), []
+
+    def f(x):
+        calls.append(1)
+        return CountsItsRuns.apply(x, runs)
+
+    result = tg.gradcheck(f, (f64(3),), raise_exception=False)
+    assert result.culprit.op == "CountsItsRunsBackward"
+    assert runs[0] == len(calls)  # one run per call of f, none from the search

@@ -37,7 +37,6 @@ from .features import (
     HINT,
     add_gradient,
     deliver_to_leaf,
-    gradient_sum,
     join_view,
     keep_for_retain_grad,
     refuse_stale_view,
@@ -386,8 +385,8 @@ class Step(NamedTuple):
     grad_output: Any  # Tensor: the gradient of the node's output, summed over all its uses
     grad_inputs: tuple  # what the node sent to each of its Tensor inputs (None: nothing)
     inputs: tuple  # the node's input Tensors
-    grads: dict  # the loop's gradients being summed, and autograd.grad's capture (or None):
-    capture: Any  # what `so_far` reads
+    grads: dict  # the loop's sums of gradients so far (features.add_gradient), and
+    capture: Any  # autograd.grad's capture (or None): what `so_far` reads
 
     def so_far(self) -> tuple:
         """Each input's gradient so far (a leaf's: its .grad once complete). Only the
@@ -425,44 +424,42 @@ def topological_sort(roots: list[Context]) -> list[Context]:
 def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False, capture=None):
     """Run the backward pass from `roots` (Tensors) seeded with `grad_roots`, one node at a time.
 
-    Yields a `Step` after each node. `grads` holds, for every node and leaf, the gradients it
-    has received so far (summed when it is its turn). A leaf's sum is delivered (hooks, then
+    Yields a `Step` after each node. `grads` holds, for every node and leaf, the sum of the
+    gradients it has received so far. A leaf's sum is delivered (hooks, then
     `.grad`) as soon as the last edge into it has run: `pending` counts those edges. With
     `capture` (a dict keyed by `id` of the tensors `autograd.grad` asked for), gradients go there
     instead of `.grad`.
     """
     create_graph = bool(create_graph)  # it becomes the grad mode inside each backward
-    grads: dict[int, list] = {}  # id(node or leaf) -> the gradients it received so far
+    grads: dict[int, list] = {}  # id(node or leaf) -> the sum of its gradients so far
     for root, grad in zip(roots, grad_roots):
-        add_gradient(grads, id(root.grad_fn or root), grad)
+        add_gradient(grads, id(root.grad_fn or root), grad, create_graph)
     order = topological_sort([r.grad_fn for r in roots if r.grad_fn is not None])
     pending = count_edges_into_leaves(roots, order)
     for root in {id(r): r for r in roots if r.grad_fn is None}.values():
         if pending[id(root)] == 0:  # a leaf that is itself a root, used by no node
-            grad = take_gradient(grads, id(root), create_graph)
+            grad = take_gradient(grads, id(root))
             deliver_to_leaf(root, grad, capture, create_graph)
 
     for index, node in enumerate(order):
-        grad_output = take_gradient(grads, id(node), create_graph)
+        grad_output = take_gradient(grads, id(node))
         grad_inputs: tuple = (None,) * len(node.edges)
         if grad_output is not None:
             if node.released:
                 raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
-            if node.hooks:
-                grad_output = run_hooks(node.hooks, grad_output)
-            if node.retained is not None or capture is not None:
-                keep_for_retain_grad(node, grad_output, capture, create_graph)
+            grad_output = run_hooks(node.hooks, grad_output)
+            keep_for_retain_grad(node, grad_output, capture, create_graph)
             with set_grad_enabled(create_graph):
                 grad_inputs = node.call_backward(grad_output)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
             if grad is not None:
-                add_gradient(grads, id(edge), grad)
+                add_gradient(grads, id(edge), grad, create_graph)
             if not isinstance(edge, Context) and edge.requires_grad:
                 pending[id(edge)] -= 1
                 if pending[id(edge)] == 0 and id(edge) in grads:
-                    grad = take_gradient(grads, id(edge), create_graph)
+                    grad = take_gradient(grads, id(edge))
                     deliver_to_leaf(edge, grad, capture, create_graph)
         inputs = node.inputs
         if not retain_graph:
@@ -473,7 +470,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
     if id(edge) in grads:
-        return gradient_sum(grads[id(edge)], False)  # for the step tool to show
+        return grads[id(edge)][0]
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
         return None  # a node's sum was handed on already; a captured or constant input
     return edge.grad

@@ -1,7 +1,7 @@
 """The small features the backward loop (`engine.backward_steps`) calls, one function each.
 
-- `add_gradient`, `take_gradient`: one more gradient for a node's output or a leaf; the sum of
-  them all, once the last has arrived.
+- `add_gradient`, `take_gradient`: one more gradient for a node's output or a leaf (the uses
+  add up); the sum, once the last has arrived.
 - `run_hooks`: `register_hook` functions see (and may replace) a gradient.
 - `keep_for_retain_grad`: a non-leaf's `.grad` after `retain_grad()`, or `autograd.grad`'s capture.
 - `deliver_to_leaf`: a leaf's gradient is complete: hooks, then `.grad` (or the capture).
@@ -19,32 +19,27 @@ HINT = (  # how to backpropagate twice through one graph
 )
 
 
-def add_gradient(grads: dict, key: int, grad) -> None:
-    """One more gradient for `key` (a node's output or a leaf). The gradient of a value used
-    twice is the sum over its uses: they are listed here, and summed once by `take_gradient`."""
-    if key in grads:
-        grads[key].append(grad)
+def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
+    """grads[key] += grad: the gradient of a value used twice is the sum over its uses.
+
+    An entry is [the sum so far, whether it is an array made here]. The first gradient is kept
+    as it is; the second makes a new sum; later ones are added into that one in place.
+    """
+    entry = grads.get(key)
+    if entry is None:
+        grads[key] = [grad, False]
+    elif entry[1] and not create_graph:
+        # NOTE: in place, into the array made here (nobody else has it): no new array per use
+        # of a weight used at every time step (an RNN's backward: 3 -> 206 MiB otherwise)
+        entry[0].array += grad.array
     else:
-        grads[key] = [grad]
+        entry[0], entry[1] = _plus(entry[0], grad, create_graph), True
 
 
-def take_gradient(grads: dict, key: int, create_graph: bool):
+def take_gradient(grads: dict, key: int):
     """The sum of the gradients `key` received (None if none), taken out of `grads`."""
-    received = grads.pop(key, None)
-    return None if received is None else gradient_sum(received, create_graph)
-
-
-def gradient_sum(received: list, create_graph: bool):
-    """g1 + g2 + ...: recorded under create_graph (a gradient of gradients)."""
-    if len(received) == 1:
-        return received[0]
-    total = _plus(received[0], received[1], create_graph)  # a new Tensor, and a new array
-    for grad in received[2:]:
-        if create_graph:
-            total = total + grad
-        else:
-            total.array += grad.array  # NOTE: into that new array: no array per further use
-    return total
+    entry = grads.pop(key, None)
+    return None if entry is None else entry[0]
 
 
 def _plus(a, b, create_graph: bool):

@@ -9,6 +9,8 @@ v. The first node, in forward order, whose backward disagrees is the one to fix.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..autograd.engine import Context, topological_sort
@@ -50,6 +52,13 @@ def _node_outputs(nodes: list, outputs: list) -> dict:
     return produced
 
 
+def _own_copies(args: list, kwargs: dict) -> tuple:
+    """Copies of a node's arguments for one more run of its forward. A forward may change an
+    array argument in place (BatchNorm moves the running statistics it is given): checking a
+    node must leave the learner's arrays as they were."""
+    return copy.deepcopy((args, kwargs))
+
+
 def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
     """Compare one node's backward with central differences of its own forward.
 
@@ -69,7 +78,8 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
     def replay() -> np.ndarray:
         set_rng_state(rng_state)
         ctx = Context(node.fn, node.needs_input_grad)
-        return np.array(node.fn.forward(ctx, *arrays, **node.kwargs), dtype=np.float64)
+        args, kwargs = _own_copies(arrays, node.kwargs)
+        return np.array(node.fn.forward(ctx, *args, **kwargs), dtype=np.float64)
 
     reproduced = np.array_equal(replay(), recorded, equal_nan=True)
     draws_random = not np.array_equal(get_rng_state(), rng_state)
@@ -79,14 +89,13 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
         # `replay` draws (even when the outputs agree: a mask can differ where the input is 0).
         # Run the op once more at the state `replay` uses, so forward and backward agree.
         set_rng_state(rng_state)
+        args, kwargs = _own_copies(arrays, node.kwargs)
         fresh = [
-            Tensor._make(a.copy(), requires_grad=node.needs_input_grad[p])
-            if p in tensor_positions
-            else a
-            for p, a in enumerate(arrays)
+            Tensor._make(a, requires_grad=node.needs_input_grad[p]) if p in tensor_positions else a
+            for p, a in enumerate(args)
         ]
         with enable_grad():
-            ctx = node.fn.apply(*fresh, **node.kwargs).grad_fn
+            ctx = node.fn.apply(*fresh, **kwargs).grad_fn
         if ctx is None:
             return None
     v = rng.standard_normal(recorded.shape)

@@ -107,9 +107,11 @@ def _check_channels(op: str, x, **per_channel) -> None:
     if x.ndim < 2:
         raise ValueError(f"{op}: input must be (N, C, ...), got shape {x.shape}")
     for name, t in per_channel.items():
+        if t is None:
+            continue
         # NOTE: a Tensor's own shape, not np.shape(t) (NumPy's dispatch to Tensor: 1.7 us)
         shape = tuple(t.array.shape if isinstance(t, Tensor) else np.shape(t))
-        if t is not None and shape != (x.shape[1],):
+        if shape != (x.shape[1],):
             raise ValueError(
                 f"{op}: {name} must have shape ({x.shape[1]},), one value per channel of "
                 f"the input {x.shape}, got {shape}"

@@ -2,9 +2,10 @@
 
 Every backward here is written as if the inputs had the output's shape; when an input was
 broadcast, the engine sums its gradient back to the input's shape (`sum_to_shape`), so no op
-has to. Each backward reads the same for arrays and Tensors (`xp.py`): on Tensors, under
-`create_graph=True`, every gradient is itself differentiable; on arrays otherwise, with no op
-overhead.
+has to. The backwards that are plain arithmetic read the same for arrays and Tensors
+(`xp.py`): on Tensors under `create_graph=True`, so that every gradient is itself
+differentiable, and on the bare arrays otherwise, with no op overhead. Pow, Where and Cast
+apply Functions in their backward, so they always run on Tensors.
 """
 
 import math

@@ -24,6 +24,11 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.ndim < 2 or b.ndim < 2:
+            raise ValueError(
+                f"MatMul: both inputs need at least 2 dimensions, got shapes {a.shape} and "
+                f"{b.shape}; use tg.matmul (or @), which also handles vectors"
+            )
         ctx.save_for_backward(
             b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None
         )

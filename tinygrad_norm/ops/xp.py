@@ -68,12 +68,16 @@ def data(a) -> np.ndarray:
 
 def exp_(a):
     """exp(a): written into `a` when it is an array (a temporary of ours), a new node else."""
-    return np.exp(a, out=a) if isinstance(a, np.ndarray) else a.exp()
+    if isinstance(a, GraphTensor):
+        return a.exp()
+    return np.exp(a, out=a if isinstance(a, np.ndarray) else None)  # (a NumPy scalar: new)
 
 
 def tanh_(a):
     """tanh(a): written into `a` when it is an array (a temporary of ours), a new node else."""
-    return np.tanh(a, out=a) if isinstance(a, np.ndarray) else a.tanh()
+    if isinstance(a, GraphTensor):
+        return a.tanh()
+    return np.tanh(a, out=a if isinstance(a, np.ndarray) else None)  # (a NumPy scalar: new)
 
 
 def broadcast_to(a, shape):
@@ -99,10 +103,12 @@ def erf(a):
 def masked_fill_(a, mask: np.ndarray, value: float):
     """`value` where `mask` (bool, broadcasting to a): written into `a` when it is an array (a
     temporary of ours), a new node (`Tensor.masked_fill`) else."""
-    if isinstance(a, np.ndarray):
-        np.copyto(a, value, where=mask)
-        return a
-    return a.masked_fill(mask, value)
+    if isinstance(a, GraphTensor):
+        return a.masked_fill(mask, value)
+    if not isinstance(a, np.ndarray):  # a NumPy scalar (0-d arithmetic gives one): no place
+        return np.where(mask, value, a)
+    np.copyto(a, value, where=mask)
+    return a
 
 
 def matmul(a, b, out=None):
