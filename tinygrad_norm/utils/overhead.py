@@ -10,12 +10,12 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
     python -m tinygrad_norm.utils.overhead            # all ops, 200 repetitions
     python -m tinygrad_norm.utils.overhead --ops add mul --repeat 50
 
-Measured on a shared 2-core machine (PyTorch 2.13, one thread): add 14 us (PyTorch 5), mul 20
-(6-7), tanh 19-21 (5-6), matmul 38 (9-17), softmax 33-36 (6-19); 2.8-3.7x PyTorch eager's
-per-op time over the ten ops (geometric mean), 0.80x of what it was before `_split_arguments`
-and the two other cuts in autograd/engine.py. Where the rest goes: a Tensor op in a backward
-formula costs about 1.5 us (`Function.apply`, a `Context`, a `Tensor`), and each node's visit
-in the backward loop about 5 us more.
+Measured on a shared 2-core machine (PyTorch 2.13, one thread, a quiet moment): add 9.2 us
+(PyTorch 4.4), mul 13.2 (5.8), tanh 11.6 (4.5), matmul 16.3 (7.0), softmax 19.6 (4.7); 2.57x
+PyTorch eager's per-op time over the ten ops (geometric mean), from 3.65x before the
+primitives' backward formulas ran on bare arrays (`ops/xp.py`) and the engine's per-node costs
+were cut. Where the rest goes: a node costs about 2.5 us to record in forward and 3.5-4 us to
+visit in backward (the loop, `call_backward`, the gradient's Tensor), before its arithmetic.
 """
 
 from __future__ import annotations
