@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
+from tinygrad_norm.autograd import engine
 
 # --- accumulation and where gradients are kept --------------------------------------------------
 
@@ -199,6 +200,21 @@ def test_backward_steps_visit_every_node_once_consumers_first():
     assert repr(nodes[0]) == "<SumBackward>" and repr(nodes[-1]) == "<ExpBackward>"
     e = np.exp(np.array([1.0, 2.0], dtype=np.float32))
     np.testing.assert_allclose(x.grad.numpy(), (2 * e + 1) * e, rtol=1e-6)
+
+
+def test_a_step_shows_the_gradient_so_far_as_it_was_then():
+    # y is used three times; its gradient is summed as the uses' nodes run. What a step says
+    # "so far" must stay what it was at that step, even though later uses add into the sum.
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = (y * 2.0 + y * 3.0 + y * 4.0).sum()
+    so_far = [
+        step.so_far()[0]  # the gradient of y so far, kept (not copied) until the end
+        for step in engine.backward_steps([z], [tg.tensor(1.0)])
+        if step.node.fn.__name__ == "Mul"
+    ]
+    firsts = [float(g.numpy()[0]) for g in so_far]  # 2, 3 and 4 added up, in the visit order
+    assert len(set(firsts)) == 3 and firsts == sorted(firsts) and firsts[-1] == 9.0
 
 
 def test_grad_fn_repr_next_functions_and_inputs_walk_the_graph():

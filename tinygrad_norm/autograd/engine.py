@@ -470,7 +470,8 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
     if id(edge) in grads:
-        return grads[id(edge)][0]
+        total = grads[id(edge)][0]
+        return total._make(total.array.copy())  # a snapshot: later uses may add into the sum
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
         return None  # a node's sum was handed on already; a captured or constant input
     return edge.grad
