@@ -78,6 +78,14 @@ def _reverse_lstm_layer():
     )
 
 
+def _bce(**kw):
+    return (
+        lambda x, t: fused.bce_with_logits(x, t, **kw),
+        lambda x, t: fused.bce_with_logits_reference(x, t, **kw),
+    )
+
+
+_BCE_TARGET = np.array([[1.0, 0.0, 0.3], [0.0, 1.0, 0.8]])
 _TARGET = tg.tensor([0, 3, -100, 2, 3])
 _TARGET_ND = tg.tensor([[0, 2, 1], [-1, 1, 1]])
 _CLASS_WEIGHT = np.array([0.5, 2.0, 1.0, 1.5])
@@ -146,6 +154,13 @@ CASES = [
               leaf((8,), 3))),
     ("lstm_layer_reverse_no_bias", *_reverse_lstm_layer(),
      lambda: (leaf((4, 1, 12), scale=2.0), leaf((1, 3)), leaf((1, 3), 1), leaf((12, 3), 2))),
+    ("bce_with_logits_mean", *_bce(), lambda: (leaf((2, 3), scale=3.0), tg.tensor(_BCE_TARGET))),
+    ("bce_with_logits_sum_grad_target", *_bce(reduction="sum"),
+     lambda: (leaf((2, 3), scale=3.0), tg.tensor(_BCE_TARGET, requires_grad=True))),
+    ("bce_with_logits_none_weights",
+     *_bce(pos_weight=np.array([2.0, 0.5, 1.5]), weight=np.array([[1.0, 0.2, 3.0]]),
+           reduction="none"),
+     lambda: (leaf((2, 3), scale=3.0), tg.tensor(_BCE_TARGET, requires_grad=True))),
     ("cross_entropy_mean", *_ce(_TARGET), lambda: (leaf((5, 4)),)),
     ("cross_entropy_sum", *_ce(_TARGET, reduction="sum"), lambda: (leaf((5, 4)),)),
     ("cross_entropy_none", *_ce(_TARGET, reduction="none"), lambda: (leaf((5, 4)),)),
@@ -194,6 +209,7 @@ def test_each_fused_op_is_one_node_with_a_formula():
         "CrossEntropyBackward": fused.cross_entropy(x, tg.tensor([0, 2])),
         "EmbeddingBackward": fused.Embedding.apply(x, index=np.array([1, 0, 1])),
         "LinearBackward": fused.linear(x, tg.ones(3, 2)),
+        "BCEWithLogitsBackward": fused.bce_with_logits(x, tg.zeros(2, 3)),
     }
     qkv = leaf((1, 2, 3))
     outputs["SelfAttentionBackward"] = fused.self_attention(qkv, 1, _CAUSAL[:2, :2], 1.0)

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import composite as C
+from ..ops import fused
 
 __all__ = [
     "binary_cross_entropy",
@@ -147,14 +148,15 @@ def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     x, t = _pair("binary_cross_entropy_with_logits", input, target, strict=True)
-    softplus_neg = _softplus(-x)  # -log(sigmoid(x))
-    if pos_weight is None:
-        loss = (1 - t) * x + softplus_neg
-    else:
-        loss = (1 - t) * x + (1 + (_constant(pos_weight, x) - 1) * t) * softplus_neg
-    if weight is not None:
-        loss = loss * _constant(weight, x)
-    return reduce_loss("binary_cross_entropy_with_logits", loss, reduction)
+    if reduction not in REDUCTIONS:
+        reduce_loss("binary_cross_entropy_with_logits", x, reduction)  # raises, naming them
+    constants = [None if c is None else _constant(c, x) for c in (pos_weight, weight)]
+    if x.array.size == 0 or any(c is not None and c.requires_grad for c in constants):
+        # composed: an empty mean (NaN, as PyTorch), or a weight whose gradient is wanted
+        pos_weight, weight = constants
+        return fused.bce_with_logits_reference(x, t, pos_weight, weight, reduction)
+    pos_weight, weight = (None if c is None else c.array for c in constants)
+    return fused.bce_with_logits(x, t, pos_weight, weight, reduction)  # one node
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002 - PyTorch's names

@@ -90,6 +90,19 @@ def permute(a, dims):
     return a.permute(dims) if isinstance(a, GraphTensor) else a.transpose(dims)
 
 
+def sigmoid(a):
+    """1 / (1 + exp(-a)) as exp(-softplus(-a)), which never overflows; a new array or node."""
+    return a.sigmoid() if isinstance(a, GraphTensor) else np.exp(-np.logaddexp(0, -a))
+
+
+def softplus(a):
+    """log(1 + exp(a)), stable: np.logaddexp(0, a) on an array; on a Tensor the same maths
+    recorded as max(a, 0) + log(1 + exp(-|a|))."""
+    if isinstance(a, GraphTensor):
+        return a.relu() + ((-a.abs()).exp() + 1).log()
+    return np.logaddexp(0, a)
+
+
 def exp(a):
     """exp(a), a new array or a new node."""
     return a.exp() if isinstance(a, GraphTensor) else np.exp(a)

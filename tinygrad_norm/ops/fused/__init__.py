@@ -11,6 +11,7 @@
 - `lstm_cell`: LSTMCell (one LSTM step's gates to the new hidden and cell states)
 - `conv`: Conv (a convolution: the whole batch's im2col columns times the weight, one GEMM)
 - `lstm_layer`: LSTMLayer (every step of one LSTM layer: the time loop and its backward)
+- `bce_with_logits`: BCEWithLogits (binary cross-entropy of logits, with pos_weight and weight)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -34,6 +35,7 @@ runs of 5; NumPy 2.4):
 
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
+from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad
@@ -53,6 +55,9 @@ from .softmax import (
 )
 
 __all__ = [
+    "BCEWithLogits",
+    "bce_with_logits",
+    "bce_with_logits_reference",
     "BatchNorm",
     "Conv",
     "conv",
