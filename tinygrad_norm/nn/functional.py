@@ -17,7 +17,6 @@ from ..broadcast import broadcast_shape, broadcasts_to
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
-from ..ops.fused.cross_entropy import REDUCTIONS
 from ..ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
 from ..random import numpy_generator
 from ..tensor import Tensor
@@ -28,7 +27,7 @@ from .functional_conv import __all__ as _convolutions
 from .functional_ctc import ctc_loss
 from .functional_loss import *  # noqa: F403 - the losses and distances
 from .functional_loss import __all__ as _losses
-from .functional_loss import legacy_reduction
+from .functional_loss import check_reduction, legacy_reduction
 from .functional_norm import (  # shared helpers
     _constant,
     _maybe,
@@ -309,8 +308,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     x = as_tensor(input)
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
     reduction = legacy_reduction(size_average, reduce, reduction)  # PyTorch's old flags
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"nll_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    check_reduction("nll_loss", reduction)
     if x.ndim == 1:  # (C,) log-probabilities: a batch of one
         loss = nll_loss(x.unsqueeze(0), target.unsqueeze(0), weight,
                         ignore_index=ignore_index, reduction=reduction)  # fmt: skip
@@ -366,8 +364,7 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     >>> mse_loss(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 4.0]))
     tensor(2.)
     """
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"mse_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    check_reduction("mse_loss", reduction)
     x = as_tensor(input)
     if not isinstance(target, (int, float)):  # a number is every element's target
         target = C.as_tensor(target, x)

@@ -18,6 +18,7 @@ import numpy as np
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
+from ..ops.xp import softplus
 
 __all__ = [
     "binary_cross_entropy",
@@ -49,13 +50,15 @@ def legacy_reduction(size_average, reduce, reduction: str) -> str:
 
 
 def reduce_loss(op: str, loss, reduction: str):
+    check_reduction(op, reduction)
     if reduction == "none":
         return loss
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "mean":
-        return loss.mean()
-    raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    return loss.sum() if reduction == "sum" else loss.mean()
+
+
+def check_reduction(op: str, reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
 def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
@@ -127,11 +130,6 @@ def binary_cross_entropy(
     return reduce_loss("binary_cross_entropy", loss, reduction)
 
 
-def _softplus(x):
-    """log(1 + exp(x)), stable: max(x, 0) + log(1 + exp(-|x|))."""
-    return x.relu() + ((-x.abs()).exp() + 1).log()
-
-
 def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
@@ -148,8 +146,7 @@ def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     x, t = _pair("binary_cross_entropy_with_logits", input, target, strict=True)
-    if reduction not in REDUCTIONS:
-        reduce_loss("binary_cross_entropy_with_logits", x, reduction)  # raises, naming them
+    check_reduction("binary_cross_entropy_with_logits", reduction)
     constants = [None if c is None else _constant(c, x) for c in (pos_weight, weight)]
     if x.array.size == 0 or any(c is not None and c.requires_grad for c in constants):
         # composed: an empty mean (NaN, as PyTorch), or a weight whose gradient is wanted
@@ -283,7 +280,7 @@ def _where(condition: np.ndarray, a, b):
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
     """log(1 + exp(-target · input)) for targets ±1."""
     x, t = _pair("soft_margin_loss", input, target)
-    loss = _softplus(-t * x)
+    loss = softplus(-t * x)  # stable: max(z, 0) + log(1 + exp(-|z|))
     return reduce_loss("soft_margin_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.engine import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
-from .xp import exp, operands
+from .xp import exp, operands, sigmoid
 
 
 class Add(Function):
@@ -218,7 +218,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.exp(-np.logaddexp(0, -a)).astype(a.dtype, copy=False)
+        out = sigmoid(a).astype(a.dtype, copy=False)
         ctx.save_for_backward(out)
         return out
 

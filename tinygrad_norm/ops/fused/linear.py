@@ -44,7 +44,6 @@ class Linear(Function):
     def forward(ctx, x, w, b, out_in=False):
         needs_x, needs_w = ctx.needs_input_grad[:2]
         ctx.save_for_backward(x if needs_w else None, w if needs_x else None)
-        ctx.out_in = out_in
         y = _rows(x) @ (w.T if out_in else w)  # (N, k) @ (k, m) -> (N, m)
         if b is not None:
             y = np.add(y, b, out=y if b.dtype == y.dtype else None)  # in place: y is new
@@ -58,7 +57,7 @@ class Linear(Function):
         needs_x, needs_w, needs_b = ctx.needs_input_grad
         x_shape = ctx.input_meta[0][0]
         g = _rows(grad_output)  # (N, m)
-        if ctx.out_in:  # w (m, k)
+        if ctx.kwargs.get("out_in"):  # w (m, k) (`linear` passes out_in by keyword)
             grad_x = (g @ w).reshape(x_shape) if needs_x else None
             grad_w = g.T @ _rows(x) if needs_w else None  # (m, N) @ (N, k)
         else:  # w (k, m)

@@ -102,7 +102,6 @@ class LSTMLayer(Function):
             c += i * g
             h = np.multiply(o, np.tanh(c, out=tanh_c[t]), out=out[t])
         out[T] = c
-        ctx.reverse = reverse
         if any(ctx.needs_input_grad) and is_grad_enabled():
             ctx.save_for_backward(x_proj, h0, c0, w_hh, b_hh, acts, cs, tanh_c, out)
         return out
@@ -110,7 +109,7 @@ class LSTMLayer(Function):
     @staticmethod
     def backward(ctx, grad_output):
         x_proj, h0, c0, w_hh, b_hh, acts, cs, tanh_c, out = ctx.saved_tensors
-        reverse = ctx.reverse
+        reverse = ctx.kwargs.get("reverse", False)  # `lstm_layer` passes it by keyword
         if is_grad_enabled():  # create_graph: the forward values as functions of the inputs
             acts, cs, out = _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse)
             tanh_c = cs.tanh()
