@@ -227,3 +227,73 @@ def test_non_contiguous_input():
     got = erf(x)
     assert got.shape == x.shape
     assert np.max(np.abs(got - reference(x))) <= DOCUMENTED_ABS_ERROR
+
+
+# float32 takes the table of cubics (`_erf_float32`): its result is the float64 erf rounded
+# once to float32, but for the rare values within the cubic's error of a rounding boundary.
+
+
+def ulps_apart(a, b):
+    """How many float32 steps lie between a and b (float32 arrays, no NaN)."""
+
+    def ordered(v):  # float32 bit patterns as integers that increase with the value
+        i = v.view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+    return np.abs(ordered(a) - ordered(b))
+
+
+def float32_points():
+    rng = np.random.default_rng(5)
+    return np.concatenate(
+        [
+            rng.normal(0.0, 2.0, 400_000),
+            rng.uniform(-5.0, 5.0, 400_000),
+            np.geomspace(1e-30, 5.0, 200_000),
+            -np.geomspace(1e-38, 1e-30, 1_000),
+        ]
+    ).astype(np.float32)
+
+
+def test_float32_is_the_rounded_float64_erf_but_for_a_few_values_one_step_off():
+    x = float32_points()
+    got = erf(x)
+    want = erf(x.astype(np.float64)).astype(np.float32)
+    apart = ulps_apart(got, want)
+    assert apart.max() <= 1
+    assert np.mean(apart > 0) <= 1e-4  # 2.3e-5 here; 4.5e-7 over all float32 (module docstring)
+
+
+def test_float32_at_both_ends_of_every_cubic():
+    # The cubic for the values with top bits k is least accurate at its interval's ends:
+    # low bits 0 and 0xFFFF. Every finite interval, both signs.
+    top = np.arange(0x7F80, dtype=np.uint32) << 16
+    bits = np.concatenate([top, top | 0xFFFF, top | 0x80000000, top | 0x8000FFFF])
+    x = bits.view(np.float32)
+    got = erf(x)
+    want = erf(x.astype(np.float64)).astype(np.float32)
+    assert ulps_apart(got, want).max() <= 1
+
+
+@pytest.mark.filterwarnings("error")
+def test_float32_special_values():
+    payload_nans = np.array([0x7F800001, 0xFF80FFFF, 0x7FC00000], dtype=np.uint32).view(np.float32)
+    x = np.concatenate(
+        [np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 3.4e38], np.float32), payload_nans]
+    )
+    got = erf(x)
+    assert got.dtype == np.float32
+    assert got[0] == 0.0 and not np.signbit(got[0])
+    assert got[1] == 0.0 and np.signbit(got[1])
+    assert got[2] == 1.0 and got[3] == -1.0
+    tiny = np.float32(TWO_OVER_SQRT_PI * float(np.float32(1e-45)))  # erf(x) = 2/sqrt(pi) x
+    assert got[4] == tiny and got[5] == -tiny
+    assert got[6] == 1.0
+    assert np.all(np.isnan(got[7:]))
+
+
+def test_float32_subnormals_are_two_over_sqrt_pi_times_x():
+    x = (np.arange(1, 1 << 23, 997, dtype=np.uint32)).view(np.float32)  # subnormal float32
+    want = (TWO_OVER_SQRT_PI * x.astype(np.float64)).astype(np.float32)
+    assert ulps_apart(erf(x), want).max() <= 1
+    np.testing.assert_array_equal(erf(-x), -erf(x))

@@ -24,23 +24,34 @@ def float_array(a: np.ndarray) -> np.ndarray:
 
 
 class FloatUnary(Function):
-    """A float-valued function of one tensor whose derivative is written in its input a.
+    """A float-valued function of one tensor, out = f(a), whose derivative is written in a.
 
-    The common forward: `numpy_fn(a)` (integer and bool inputs become the default float dtype),
-    keeping a for backward. Each subclass names its `numpy_fn` and writes its own backward.
+    Forward: `numpy_fn(a)` (integer and bool inputs become the default float dtype), keeping a.
+    Backward: the chain rule, grad_a = grad_out * f'(a). Each subclass names its `numpy_fn` and
+    writes `derivative`, f'(a) with Tensor operations, so that it can be differentiated again.
     """
 
     numpy_fn = None  # the NumPy function, e.g. np.sin
+
+    @staticmethod
+    def derivative(a):
+        """f'(a), a Tensor of a's shape."""
+        raise NotImplementedError("a FloatUnary subclass must define derivative(a)")
 
     @classmethod
     def forward(cls, ctx, a):
         ctx.save_for_backward(a)
         return cls.numpy_fn(float_array(a))
 
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        (kept,) = ctx.saved_tensors
+        return grad_output * cls.derivative(kept)
+
 
 class FloatUnaryOfOutput(FloatUnary):
-    """As FloatUnary, but keeps the output for backward: for a derivative with a closed form in
-    the output (d tan(a)/da = 1 + tan(a)^2, d expm1(a)/da = expm1(a) + 1)."""
+    """As FloatUnary, but keeps the output, and `derivative` is written in it: for a derivative
+    with a closed form in the output (d tan(a)/da = 1 + tan(a)^2, d expm1(a)/da = expm1(a) + 1)."""
 
     @classmethod
     def forward(cls, ctx, a):
@@ -56,9 +67,8 @@ class Expm1(FloatUnaryOfOutput):
     numpy_fn = np.expm1
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (out + 1)
+    def derivative(out):
+        return out + 1
 
 
 class Log1p(FloatUnary):
@@ -68,9 +78,8 @@ class Log1p(FloatUnary):
     numpy_fn = np.log1p
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a + 1)
+    def derivative(a):
+        return 1 / (a + 1)
 
 
 class LogOfBase(FloatUnary):
@@ -109,9 +118,8 @@ class Erfc(FloatUnary):
     numpy_fn = erfc_array
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * (-2 / math.sqrt(math.pi)) * (-(a * a)).exp()
+    def derivative(a):
+        return (-(a * a)).exp() * (-2 / math.sqrt(math.pi))
 
 
 class Erfinv(FloatUnaryOfOutput):
@@ -125,9 +133,8 @@ class Erfinv(FloatUnaryOfOutput):
     numpy_fn = erfinv_array
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (math.sqrt(math.pi) / 2) * (out * out).exp()
+    def derivative(out):
+        return (out * out).exp() * (math.sqrt(math.pi) / 2)
 
 
 def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):

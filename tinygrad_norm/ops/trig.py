@@ -2,10 +2,11 @@
 and their inverses.
 
 Each forward is NumPy's function (integer and bool inputs become the default float dtype, as in
-PyTorch); each backward is the derivative from calculus, written with Tensor operations so that
-it can be differentiated again. Where a derivative has a closed form in the output (tan), the
-output is saved instead of the input. The inverse functions' derivatives come from the inverse
-function rule, d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
+PyTorch); each class writes the derivative from calculus (`derivative`), with Tensor operations
+so that it can be differentiated again, and `FloatUnary`'s backward applies the chain rule.
+Where a derivative has a closed form in the output (tan), the output is saved instead of the
+input. The inverse functions' derivatives come from the inverse function rule,
+d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
 """
 
 import numpy as np
@@ -22,9 +23,8 @@ class Sin(FloatUnary):
     numpy_fn = np.sin
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * Cos.apply(a)
+    def derivative(a):
+        return Cos.apply(a)
 
 
 class Cos(FloatUnary):
@@ -34,9 +34,8 @@ class Cos(FloatUnary):
     numpy_fn = np.cos
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return -grad_output * Sin.apply(a)
+    def derivative(a):
+        return -Sin.apply(a)
 
 
 class Tan(FloatUnaryOfOutput):
@@ -46,9 +45,8 @@ class Tan(FloatUnaryOfOutput):
     numpy_fn = np.tan
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (out,) = ctx.saved_tensors
-        return grad_output * (out * out + 1)
+    def derivative(out):
+        return out * out + 1
 
 
 class Asin(FloatUnary):
@@ -58,9 +56,8 @@ class Asin(FloatUnary):
     numpy_fn = np.arcsin
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (1 - a * a).sqrt()
+    def derivative(a):
+        return 1 / (1 - a * a).sqrt()
 
 
 class Acos(FloatUnary):
@@ -70,9 +67,8 @@ class Acos(FloatUnary):
     numpy_fn = np.arccos
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return -grad_output / (1 - a * a).sqrt()
+    def derivative(a):
+        return -1 / (1 - a * a).sqrt()
 
 
 class Atan(FloatUnary):
@@ -82,9 +78,8 @@ class Atan(FloatUnary):
     numpy_fn = np.arctan
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * a + 1)
+    def derivative(a):
+        return 1 / (a * a + 1)
 
 
 class Atan2(Function):
@@ -124,9 +119,8 @@ class Sinh(FloatUnary):
     numpy_fn = np.sinh
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * Cosh.apply(a)
+    def derivative(a):
+        return Cosh.apply(a)
 
 
 class Cosh(FloatUnary):
@@ -136,9 +130,8 @@ class Cosh(FloatUnary):
     numpy_fn = np.cosh
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * Sinh.apply(a)
+    def derivative(a):
+        return Sinh.apply(a)
 
 
 class Asinh(FloatUnary):
@@ -148,9 +141,8 @@ class Asinh(FloatUnary):
     numpy_fn = np.arcsinh
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * a + 1).sqrt()
+    def derivative(a):
+        return 1 / (a * a + 1).sqrt()
 
 
 class Acosh(FloatUnary):
@@ -160,9 +152,8 @@ class Acosh(FloatUnary):
     numpy_fn = np.arccosh
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (a * a - 1).sqrt()
+    def derivative(a):
+        return 1 / (a * a - 1).sqrt()
 
 
 class Atanh(FloatUnary):
@@ -172,6 +163,5 @@ class Atanh(FloatUnary):
     numpy_fn = np.arctanh
 
     @staticmethod
-    def backward(ctx, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output / (1 - a * a)
+    def derivative(a):
+        return 1 / (1 - a * a)
