@@ -113,7 +113,10 @@ class Atan2(Function):
 
 
 class Sinh(FloatUnary):
-    """out = sinh(a) = (e^a - e^-a) / 2; d sinh(a)/da = cosh(a)."""
+    """out = sinh(a) = (e^a - e^-a) / 2.
+
+    Differentiating each exponential: d sinh(a)/da = (e^a + e^-a) / 2 = cosh(a).
+    """
 
     formula = "grad_a = grad_out * cosh(a)"
     numpy_fn = np.sinh
@@ -124,7 +127,10 @@ class Sinh(FloatUnary):
 
 
 class Cosh(FloatUnary):
-    """out = cosh(a) = (e^a + e^-a) / 2; d cosh(a)/da = sinh(a)."""
+    """out = cosh(a) = (e^a + e^-a) / 2.
+
+    Likewise d cosh(a)/da = (e^a - e^-a) / 2 = sinh(a): no minus sign, unlike d cos(a)/da.
+    """
 
     formula = "grad_a = grad_out * sinh(a)"
     numpy_fn = np.cosh
@@ -135,7 +141,11 @@ class Cosh(FloatUnary):
 
 
 class Asinh(FloatUnary):
-    """out = asinh(a) = log(a + sqrt(a^2 + 1)); d asinh(a)/da = 1 / sqrt(a^2 + 1)."""
+    """out = asinh(a) = log(a + sqrt(a^2 + 1)).
+
+    Inverse function rule: d asinh(a)/da = 1 / cosh(asinh(a)) = 1 / sqrt(a^2 + 1), because
+    cosh^2 = 1 + sinh^2 (and cosh > 0).
+    """
 
     formula = "grad_a = grad_out / sqrt(a**2 + 1)"
     numpy_fn = np.arcsinh
@@ -146,7 +156,11 @@ class Asinh(FloatUnary):
 
 
 class Acosh(FloatUnary):
-    """out = acosh(a) for a >= 1; d acosh(a)/da = 1 / sqrt(a^2 - 1) (infinite at 1)."""
+    """out = acosh(a) for a >= 1, the non-negative root.
+
+    Inverse function rule: d acosh(a)/da = 1 / sinh(acosh(a)) = 1 / sqrt(a^2 - 1), because
+    sinh^2 = cosh^2 - 1 and sinh >= 0 on acosh's range; infinite at a = 1.
+    """
 
     formula = "grad_a = grad_out / sqrt(a**2 - 1)"
     numpy_fn = np.arccosh
@@ -157,7 +171,11 @@ class Acosh(FloatUnary):
 
 
 class Atanh(FloatUnary):
-    """out = atanh(a) for a in (-1, 1); d atanh(a)/da = 1 / (1 - a^2)."""
+    """out = atanh(a) for a in (-1, 1).
+
+    Inverse function rule: d atanh(a)/da = 1 / tanh'(atanh(a)) = 1 / (1 - a^2), because
+    tanh' = 1 - tanh^2.
+    """
 
     formula = "grad_a = grad_out / (1 - a**2)"
     numpy_fn = np.arctanh
