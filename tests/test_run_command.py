@@ -152,6 +152,34 @@ def test_run_passes_the_arguments_and_runs_as_main(tmp_path):
     ]
 
 
+PAGE_FAULTS_OF_A_REUSED_BUFFER = """
+import resource
+import numpy as np
+
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+first = np.ones(4_000_000)  # 32 MB
+del first
+before = faults()
+second = np.ones(4_000_000)  # the same size again: fresh pages, unless malloc kept the first
+print(faults() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tune_malloc needs glibc")
+def test_run_tune_malloc_reuses_freed_buffers(tmp_path):
+    # glibc unmaps the freed 32 MB array, and the second one faults its pages in again (749
+    # faults measured: the kernel maps several pages a fault); tuned, malloc keeps the first
+    # array's memory and hands it out again (0 faults measured).
+    script = tmp_path / "faults.py"
+    script.write_text(PAGE_FAULTS_OF_A_REUSED_BUFFER)
+    tuned = python("-m", "tinygrad_norm", "run", "--tune-malloc", str(script))
+    plain = python("-m", "tinygrad_norm", "run", str(script))
+    assert tuned.returncode == 0 and plain.returncode == 0, tuned.stderr + plain.stderr
+    assert int(tuned.stdout) < 100 < int(plain.stdout)
+
+
 def test_run_on_a_script_using_something_missing_says_which_torch_x(tmp_path):
     script = tmp_path / "uses_fft.py"
     script.write_text("import torch\nx = torch.ones(4)\nprint(torch.fft.rfft(x))\n")

@@ -5,6 +5,11 @@
 The script sees `sys.argv == ["train.py", "--steps", "100"]` and runs as `__main__`, as under
 `python train.py`. Where it uses something tinygrad_norm lacks, the error names it
 ("tinygrad_norm does not implement torch.fft yet").
+
+    python -m tinygrad_norm run --tune-malloc train.py
+
+first calls `tg.utils.tune_malloc()`, so that a training loop reuses its freed activations
+instead of taking fresh pages from the OS every step (glibc only; docs/speed.md, "malloc").
 """
 
 from __future__ import annotations
@@ -17,12 +22,18 @@ import sys
 import traceback
 
 from ..torch_alias import install_as_torch
+from ..utils import tune_malloc
 
 HELP = "run a PyTorch script unchanged, with import torch resolved to tinygrad_norm"
 MISSING = re.compile(r"tinygrad_norm does not implement (torch[\w.]*) yet")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tune-malloc",
+        action="store_true",
+        help="keep freed memory for reuse (tg.utils.tune_malloc): faster training loops on glibc",
+    )
     parser.add_argument("script", help="the Python file to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
 
@@ -31,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.script):
         print(f"run: no such file: {args.script}", file=sys.stderr)
         return 2
+    if args.tune_malloc and not tune_malloc():
+        print("run: --tune-malloc needs glibc (Linux); malloc is left as it is", file=sys.stderr)
     install_as_torch()
     sys.argv = [args.script, *args.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))  # as `python script.py`
