@@ -362,6 +362,21 @@ def test_embedding_gradient_adds_repeated_rows_like_np_add_at():
     np.testing.assert_allclose(weight.grad.data, expected, rtol=1e-14, atol=1e-15)
 
 
+@pytest.mark.parametrize("n_rows", [5, 700])  # a one-hot matmul, then sorting (> 16k entries)
+def test_sum_rows_by_index_both_ways_equal_np_add_at(n_rows):
+    from tinygrad_norm.ops.fused.embedding import ONE_HOT_LIMIT, sum_rows_by_index
+
+    rng = np.random.default_rng(1)
+    index = rng.integers(0, n_rows, (6, 5))
+    index[0, :4] = 3  # repeats
+    grad = rng.standard_normal((6, 5, 4))
+    expected = np.zeros((n_rows, 4))
+    np.add.at(expected, index, grad)
+    assert (n_rows * index.size <= ONE_HOT_LIMIT) == (n_rows == 5)
+    np.testing.assert_allclose(sum_rows_by_index(grad, index, n_rows), expected, rtol=1e-14,
+                               atol=1e-15)  # fmt: skip
+
+
 def test_embedding_gradcheck_and_gradgradcheck():
     index = np.array([[0, 2, 2], [3, 0, 2]])
     fn = lambda w: fused.Embedding.apply(w, index=index)

@@ -68,14 +68,15 @@ class _NormBase(Module):
 
     def _check_input(self, x) -> Tensor:
         """The input as a Tensor, once its rank and its number of channels are checked."""
-        x, name = as_tensor(x), type(self).__name__
-        if x.ndim not in self._ranks:
+        x = as_tensor(x)
+        shape, name = x.array.shape, type(self).__name__  # NOTE: not x.shape (a new Size)
+        if len(shape) not in self._ranks:
             raise ValueError(
                 f"{name}: expected a {' or '.join(f'{r}D' for r in self._ranks)} input "
                 f"{self._shapes}, got a {x.ndim}D input of shape {x.shape}"
             )
-        axis = 0 if x.ndim == self._unbatched_rank else 1
-        if x.shape[axis] != self.num_features:
+        axis = 0 if len(shape) == self._unbatched_rank else 1
+        if shape[axis] != self.num_features:
             raise ValueError(
                 f"{name}({self.num_features}) expects {self.num_features} channels (C) in "
                 f"axis {axis} of its input {self._shapes}, got {x.shape[axis]} channels in an "
@@ -90,10 +91,11 @@ class _NormBase(Module):
         momentum=None means the cumulative average: 1/k for the k-th batch, so the running
         statistic is the plain mean of all batch statistics seen.
         """
-        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.array += 1
+        tracked = self.num_batches_tracked if self.training and self.track_running_stats else None
+        if tracked is not None:
+            tracked.array += 1
             if self.momentum is None:
-                return 1.0 / int(self.num_batches_tracked.array)
+                return 1.0 / int(tracked.array)
         return 0.0 if self.momentum is None else self.momentum
 
     def extra_repr(self) -> str:
@@ -132,13 +134,14 @@ class _BatchNorm(_NormBase):
         x = self._check_input(input)
         momentum = self._momentum()
         use_running = not self.training or self.track_running_stats
+        running_mean = self.running_mean if use_running else None
         return F.batch_norm(
             x,
-            self.running_mean if use_running else None,
+            running_mean,
             self.running_var if use_running else None,
             self.weight,
             self.bias,
-            training=self.training or self.running_mean is None,
+            training=self.training or running_mean is None,
             momentum=momentum,
             eps=self.eps,
         )

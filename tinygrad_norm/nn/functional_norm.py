@@ -104,17 +104,19 @@ def _affine(y, weight, bias):
 
 
 def _check_channels(op: str, x, **per_channel) -> None:
-    if x.ndim < 2:
-        raise ValueError(f"{op}: input must be (N, C, ...), got shape {x.shape}")
+    shape = x.array.shape  # NOTE: the array's, not x.shape (a new Size per call)
+    if len(shape) < 2:
+        raise ValueError(f"{op}: input must be (N, C, ...), got shape {shape}")
+    expected = shape[1:2]  # (C,)
     for name, t in per_channel.items():
         if t is None:
             continue
         # NOTE: a Tensor's own shape, not np.shape(t) (NumPy's dispatch to Tensor: 1.7 us)
-        shape = tuple(t.array.shape if isinstance(t, Tensor) else np.shape(t))
-        if shape != (x.shape[1],):
+        got = t.array.shape if isinstance(t, Tensor) else tuple(np.shape(t))
+        if got != expected:
             raise ValueError(
-                f"{op}: {name} must have shape ({x.shape[1]},), one value per channel of "
-                f"the input {x.shape}, got {shape}"
+                f"{op}: {name} must have shape ({shape[1]},), one value per channel of "
+                f"the input {shape}, got {got}"
             )
 
 
@@ -151,9 +153,9 @@ def batch_norm(
     x = as_tensor(input)
     _check_channels("batch_norm", x, running_mean=running_mean, running_var=running_var,
                     weight=weight, bias=bias)  # fmt: skip
-    axes = (0,) + tuple(range(2, x.ndim))
     if training:
-        n = math.prod(x.shape[:1] + x.shape[2:])  # values per channel (also when C = 0)
+        shape = x.array.shape
+        n = shape[0] * math.prod(shape[2:])  # values per channel (also when C = 0)
         if n <= 1:
             raise ValueError(
                 f"batch_norm: training needs more than one value per channel to compute a "
@@ -163,7 +165,8 @@ def batch_norm(
         fusable = x.array.dtype.kind == "f" and _same_dtype(weight, x) and _same_dtype(bias, x)
         running = (_array(running_mean), _array(running_var), momentum)
         if fusable:  # one node, which also updates the running statistics
-            return fused.batch_norm(x, _maybe(weight), _maybe(bias), eps, running)
+            return fused.batch_norm(x, weight, bias, eps, running)  # (Tensors or None)
+        axes = (0,) + tuple(range(2, x.ndim))
         if running_mean is not None or running_var is not None:
             _update_running(running_mean, momentum, x.array.mean(axis=axes))
             _update_running(running_var, momentum, x.array.var(axis=axes) * (n / (n - 1)))

@@ -5,7 +5,7 @@ import math
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from ..xp import imul, isub, operands
+from ..xp import iadd, imul, operands
 
 
 class BatchNorm(Function):
@@ -49,7 +49,6 @@ class BatchNorm(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, eps, running=None):
         xhat, rstd = _normalize(x, eps, running)
-        ctx.eps = eps
         ctx.save_for_backward(x, weight, xhat, rstd)
         shape = _channel_shape(x)
         y = xhat * weight.reshape(shape) if weight is not None else xhat.copy()
@@ -61,24 +60,25 @@ class BatchNorm(Function):
     def backward(ctx, grad_output):
         x, weight, xhat, rstd = ctx.saved_tensors
         if is_grad_enabled():  # create_graph: x̂ and r as functions of x, for second order
-            xhat, rstd = _normalize(x, ctx.eps)
+            xhat, rstd = _normalize(x, ctx.args[3])  # args[3]: eps
         grad_output, weight, xhat, rstd = operands(grad_output, weight, xhat, rstd)
         needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
-        axes = _stat_axes(xhat)
-        grad_b = grad_output.sum(axes) if needs_b else None
-        go_xhat = grad_output * xhat
-        grad_w = go_xhat.sum(axes) if needs_w else None
+        axes, shape = _stat_axes(xhat), _channel_shape(xhat)
+        # The two sums over each channel, kept as (1, C, 1, ...): sum(grad_out) = grad_b, and
+        # sum(grad_out * x̂) = grad_w; grad_x needs both, whatever needs a gradient.
+        sum_g = grad_output.sum(axes, keepdims=True) if needs_x or needs_b else None
+        sum_gx = (grad_output * xhat).sum(axes, keepdims=True) if needs_x or needs_w else None
         grad_x = None
         if needs_x:
-            shape = _channel_shape(xhat)
-            g_xhat = grad_output if weight is None else grad_output * weight.reshape(shape)
-            per_channel = _per_channel(xhat)  # a mean is a sum times this
-            mean_gx = go_xhat.sum(axes, keepdims=True) * per_channel
-            if weight is not None:
-                mean_gx = mean_gx * weight.reshape(shape)  # mean(g_x̂ x̂) = w mean(grad_out x̂)
-            grad_x = g_xhat - g_xhat.sum(axes, keepdims=True) * per_channel
-            grad_x = isub(grad_x, xhat * mean_gx)
-            grad_x = imul(grad_x, rstd)
+            # NOTE: mean(g_x̂) = w * mean(grad_out) and mean(g_x̂ x̂) = w * mean(grad_out x̂),
+            # so grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n): the per-channel
+            # factors are (C,) products, and five passes over (N, C, *S) remain, not nine.
+            per_channel = _per_channel(xhat)  # 1 / n: a mean is a sum times this
+            scale = rstd if weight is None else rstd * weight.reshape(shape)  # (1, C, 1, ...)
+            means = iadd(xhat * (sum_gx * per_channel), sum_g * per_channel)
+            grad_x = imul(grad_output - means, scale)
+        grad_w = sum_gx.reshape(-1) if needs_w else None
+        grad_b = sum_g.reshape(-1) if needs_b else None
         return grad_x, grad_w, grad_b
 
 
@@ -88,7 +88,8 @@ def _stat_axes(x) -> tuple:
 
 def _per_channel(x) -> float:
     """1 / n, n the number of values per channel (0 for an empty batch)."""
-    n = math.prod(x.shape[a] for a in _stat_axes(x))
+    shape = x.shape
+    n = shape[0] * math.prod(shape[2:])
     return 1 / n if n else 0.0
 
 
@@ -114,12 +115,15 @@ def _normalize(x, eps: float, running=None):
 
 
 def _update_running(running, mean, var, per_channel: float) -> None:
-    """running = (1 - momentum) * running + momentum * batch value, in place (unbiased var)."""
+    """running = (1 - momentum) * running + momentum * batch value, in place (unbiased var:
+    var * n / (n - 1), n = 1 / per_channel)."""
     running_mean, running_var, momentum = running
-    for stat, value in ((running_mean, mean), (running_var, var / (1 - per_channel))):
-        if stat is not None:
-            stat *= 1 - momentum
-            stat += momentum * value
+    if running_mean is not None:
+        running_mean *= 1 - momentum
+        running_mean += momentum * mean
+    if running_var is not None:
+        running_var *= 1 - momentum
+        running_var += momentum * (var / (1 - per_channel))
 
 
 def batch_norm_reference(x, weight=None, bias=None, eps=1e-5):
