@@ -105,11 +105,12 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
     torch.Size([2, 4])
     """
     x, weight = as_tensor(input), as_tensor(weight)
-    if weight.ndim != 2:
+    x_shape, w_shape = x.array.shape, weight.array.shape  # NOTE: not .shape (a new Size each)
+    if len(w_shape) != 2:
         raise ValueError(
             f"linear: weight must have shape (out_features, in_features), got {weight.shape}"
         )
-    if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+    if not x_shape or x_shape[-1] != w_shape[1]:
         raise ValueError(
             f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 0} features in "
             f"its last axis, but weight of shape {weight.shape} expects in_features = "
