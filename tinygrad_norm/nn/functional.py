@@ -162,18 +162,20 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
         raise TypeError(
             f"embedding: input must hold integer indices, got {index.dtype}; use .long()"
         )
-    if weight.ndim != 2:
+    if weight.array.ndim != 2:
         raise ValueError(
             f"embedding: weight must have shape (num_embeddings, embedding_dim), got {weight.shape}"
         )
-    n_rows = weight.shape[0]
-    if index.size and (index.min() < -n_rows or index.max() >= n_rows):
+    n_rows = weight.array.shape[0]
+    lowest, highest = (index.min(), index.max()) if index.size else (0, 0)
+    if lowest < -n_rows or highest >= n_rows:
         bad = index[(index < -n_rows) | (index >= n_rows)].flat[0]
         raise IndexError(
             f"embedding: index {bad} is out of range for a table of {n_rows} rows "
             f"(weight {weight.shape}); indices go from 0 to {n_rows - 1}"
         )
-    index = index % n_rows  # negative indices count from the end, as in NumPy
+    # negative indices count from the end, as in NumPy; either way backward gets its own copy
+    index = index % n_rows if lowest < 0 else index.copy()
     out = fused.Embedding.apply(weight, index=index)
     if padding_idx is not None and weight.requires_grad:
         keep = (index != padding_idx % n_rows)[..., None].astype(weight.dtype)

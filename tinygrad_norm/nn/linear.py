@@ -179,8 +179,9 @@ class Embedding(Module):
 
     def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
         index = np.asarray(input.array if isinstance(input, Tensor) else input)
-        if index.dtype.kind in "iu" and index.size:
-            bad = (index < 0) | (index >= self.num_embeddings)
+        n = self.num_embeddings
+        if index.dtype.kind in "iu" and index.size and (index.min() < 0 or index.max() >= n):
+            bad = (index < 0) | (index >= n)
             if bad.any():
                 raise IndexError(
                     f"Embedding: index {index[bad].flat[0]} is out of range for "

@@ -122,8 +122,9 @@ def _update_running(running, mean, var, per_channel: float) -> None:
         running_mean *= 1 - momentum
         running_mean += momentum * mean
     if running_var is not None:
+        unbiased = 1 / (1 - per_channel) if per_channel != 1 else math.inf  # n / (n - 1)
         running_var *= 1 - momentum
-        running_var += momentum * (var / (1 - per_channel))
+        running_var += (momentum * unbiased) * var
 
 
 def batch_norm_reference(x, weight=None, bias=None, eps=1e-5):
