@@ -36,7 +36,7 @@ class BatchNorm(Function):
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([[1.0], [3.0]], requires_grad=True)      # N 2, C 1
-    >>> BatchNorm.apply(x, None, None, 0.0)
+    >>> BatchNorm.apply(x, None, None, eps=0.0)
     tensor([[-1.],
             [ 1.]], grad_fn=<BatchNormBackward>)
     """
@@ -47,7 +47,7 @@ class BatchNorm(Function):
     )
 
     @staticmethod
-    def forward(ctx, x, weight, bias, eps, running=None):
+    def forward(ctx, x, weight, bias, *, eps, running=None):
         xhat, rstd = _normalize(x, eps, running)
         ctx.save_for_backward(x, weight, xhat, rstd)
         shape = _channel_shape(x)
@@ -60,7 +60,7 @@ class BatchNorm(Function):
     def backward(ctx, grad_output):
         x, weight, xhat, rstd = ctx.saved_tensors
         if is_grad_enabled():  # create_graph: x̂ and r as functions of x, for second order
-            xhat, rstd = _normalize(x, ctx.args[3])  # args[3]: eps
+            xhat, rstd = _normalize(x, ctx.kwargs["eps"])
         grad_output, weight, xhat, rstd = operands(grad_output, weight, xhat, rstd)
         needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
         axes, shape = _stat_axes(xhat), _channel_shape(xhat)
@@ -141,4 +141,6 @@ def batch_norm_reference(x, weight=None, bias=None, eps=1e-5):
 
 def batch_norm(x, weight=None, bias=None, eps=1e-5, running=None):
     """Training-mode batch normalization of x (N, C, *S) as one node (see `BatchNorm`)."""
-    return BatchNorm.apply(x, weight, bias, eps, running)
+    # NOTE: eps and running by keyword: the positional arguments are the three that get a
+    # gradient, the engine's common case (one gradient per positional argument)
+    return BatchNorm.apply(x, weight, bias, eps=eps, running=running)

@@ -179,7 +179,9 @@ def _minus_at(grad, at: tuple, values):
 def _times(q, logp: np.ndarray) -> np.ndarray:
     """q * log p, and exactly 0 where q is 0: a class of log p = -inf that the target gives
     no weight adds nothing (not 0 * -inf = NaN). q: an array, or one number for all."""
-    if isinstance(q, float):
+    if isinstance(q, float):  # one weight for every entry
+        if q == 1.0:
+            return logp
         return q * logp if q else np.zeros_like(logp)
     with np.errstate(invalid="ignore"):
         return np.where(q != 0, q * logp, 0)
