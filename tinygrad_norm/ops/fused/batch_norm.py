@@ -50,7 +50,7 @@ class BatchNorm(Function):
     def forward(ctx, x, weight, bias, *, eps, running=None):
         xhat, rstd = _normalize(x, eps, running)
         ctx.save_for_backward(x, weight, xhat, rstd)
-        shape = _channel_shape(x)
+        shape = rstd.shape  # (1, C, 1, ...): one value per channel
         y = xhat * weight.reshape(shape) if weight is not None else xhat.copy()
         if bias is not None:
             y += bias.reshape(shape)
@@ -63,7 +63,7 @@ class BatchNorm(Function):
             xhat, rstd = _normalize(x, ctx.kwargs["eps"])
         grad_output, weight, xhat, rstd = operands(grad_output, weight, xhat, rstd)
         needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
-        axes, shape = _stat_axes(xhat), _channel_shape(xhat)
+        axes, shape, per_channel = _layout(xhat)
         # The two sums over each channel, kept as (1, C, 1, ...): sum(grad_out) = grad_b, and
         # sum(grad_out * x̂) = grad_w; grad_x needs both, whatever needs a gradient.
         sum_g = grad_output.sum(axes, keepdims=True) if needs_x or needs_b else None
@@ -73,7 +73,6 @@ class BatchNorm(Function):
             # NOTE: mean(g_x̂) = w * mean(grad_out) and mean(g_x̂ x̂) = w * mean(grad_out x̂),
             # so grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n): the per-channel
             # factors are (C,) products, and five passes over (N, C, *S) remain, not nine.
-            per_channel = _per_channel(xhat)  # 1 / n: a mean is a sum times this
             scale = rstd if weight is None else rstd * weight.reshape(shape)  # (1, C, 1, ...)
             means = iadd(xhat * (sum_gx * per_channel), sum_g * per_channel)
             grad_x = imul(grad_output - means, scale)
@@ -82,27 +81,21 @@ class BatchNorm(Function):
         return grad_x, grad_w, grad_b
 
 
-def _stat_axes(x) -> tuple:
-    return (0,) + tuple(range(2, x.ndim))
-
-
-def _per_channel(x) -> float:
-    """1 / n, n the number of values per channel (0 for an empty batch)."""
-    shape = x.shape
+def _layout(x) -> tuple[tuple, tuple, float]:
+    """For x (N, C, *S): the axes of the statistics (0, 2, ...), the shape (1, C, 1, ...) of a
+    per-channel value, and 1 / n, n the number of values per channel (0 for an empty batch):
+    a mean is a sum times it."""
+    shape = tuple(x.shape)
     n = shape[0] * math.prod(shape[2:])
-    return 1 / n if n else 0.0
-
-
-def _channel_shape(x) -> tuple:
-    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    spatial = len(shape) - 2
+    return (0, *range(2, 2 + spatial)), (1, shape[1]) + (1,) * spatial, 1 / n if n else 0.0
 
 
 def _normalize(x, eps: float, running=None):
     """x̂ = (x - mean) * r and r = 1 / sqrt(var + eps) (kept as (1, C, 1, ...)) per channel,
     for an array (x̂ scaled in place) or a Tensor (recorded); `running` (arrays only): see
     `BatchNorm`."""
-    axes = _stat_axes(x)
-    per_channel = _per_channel(x)
+    axes, _, per_channel = _layout(x)
     # NOTE: sum * (1 / n), not mean: the same on arrays and Tensors, and np.mean's Python
     # wrapper costs ~2 us more per call on these small arrays
     mean = x.sum(axes, keepdims=True) * per_channel
@@ -130,11 +123,10 @@ def _update_running(running, mean, var, per_channel: float) -> None:
 def batch_norm_reference(x, weight=None, bias=None, eps=1e-5):
     """Batch normalization with batch statistics composed from primitives (autograd derives
     the gradient): the test reference of `BatchNorm`."""
-    dims = _stat_axes(x)
+    dims, shape, _ = _layout(x)
     mean = x.mean(dim=dims, keepdim=True)
     var = x.var(dim=dims, unbiased=False, keepdim=True)
     y = (x - mean) / (var + eps).sqrt()
-    shape = _channel_shape(x)
     y = y if weight is None else y * weight.reshape(shape)
     return y if bias is None else y + bias.reshape(shape)
 

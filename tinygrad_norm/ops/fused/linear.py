@@ -72,6 +72,8 @@ class Linear(Function):
 def _rows(a):
     """a (..., n) viewed as (N, n), N the product of the leading sizes. (reshape(-1, n) cannot
     tell N when n is 0: any N fits.)"""
+    if a.ndim == 2:  # already rows (the usual nn.Linear input): no view to make
+        return a
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
