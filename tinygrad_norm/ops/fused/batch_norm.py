@@ -20,6 +20,12 @@ class BatchNorm(Function):
         grad_x = r * (g_x̂ - mean(g_x̂) - x̂ * mean(g_x̂ * x̂)),
         grad_w = sum(grad_out * x̂),   grad_b = sum(grad_out).
 
+    w is the same for every value of a channel, so mean(g_x̂) = w * grad_b / n and
+    mean(g_x̂ * x̂) = w * grad_w / n: the two sums the weight and bias need anyway give both
+    means, and grad_x = (r w) * (grad_out - (grad_b + x̂ * grad_w) / n), five passes over
+    (N, C, *S), not nine (with a lighter `F.batch_norm`, a BatchNorm1d forward + backward
+    on (32, 100) went from 78 to 62 us).
+
     Composed (`batch_norm_reference`, or the permute + LayerNorm + permute + affine that
     `F.batch_norm` used) it is seven nodes; here one, and a training step of the course's
     makemore MLP (four BatchNorm1d layers, batch 32) went from 3.2 to 2.3 ms (PyTorch 1.4 ms;
@@ -70,9 +76,7 @@ class BatchNorm(Function):
         sum_gx = (grad_output * xhat).sum(axes, keepdims=True) if needs_x or needs_w else None
         grad_x = None
         if needs_x:
-            # NOTE: mean(g_x̂) = w * mean(grad_out) and mean(g_x̂ x̂) = w * mean(grad_out x̂),
-            # so grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n): the per-channel
-            # factors are (C,) products, and five passes over (N, C, *S) remain, not nine.
+            # grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n) (see the docstring)
             scale = rstd if weight is None else rstd * weight.reshape(shape)  # (1, C, 1, ...)
             means = iadd(xhat * (sum_gx * per_channel), sum_g * per_channel)
             grad_x = imul(grad_output - means, scale)
