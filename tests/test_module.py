@@ -249,6 +249,18 @@ def test_tied_parameter_is_counted_once_but_saved_under_both_names():
     assert [n for n, _ in net.named_modules()].count("again") == 0
 
 
+def test_modules_and_parameters_follow_the_named_walk():
+    """modules() and parameters() walk without names (a stack, for speed): the same modules and
+    parameters, in the same order, each once, as named_modules() / named_parameters()."""
+    net = Net()
+    net.again = net.body  # a shared subtree, met a second time
+    net.add_module("absent", None)
+    net.last = Affine(3, 1)
+    assert list(net.modules()) == [m for _, m in net.named_modules()]
+    assert list(net.parameters()) == [p for _, p in net.named_parameters()]
+    assert list(net.parameters(recurse=False)) == list(net._parameters.values())
+
+
 # --- modes and gradients -------------------------------------------------------------------------
 def test_train_and_eval_reach_every_module():
     net = Net()
