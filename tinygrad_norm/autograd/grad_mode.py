@@ -35,8 +35,8 @@ class _GradMode:
         self.mode = bool(mode)
 
     def __enter__(self):
-        self._previous = is_grad_enabled()
-        _set_enabled(self.mode)
+        # NOTE: written out, not via the helpers: the backward loop enters one per node
+        self._previous, _state.enabled = _state.enabled, self.mode
         return self
 
     def __exit__(self, *exc_info):

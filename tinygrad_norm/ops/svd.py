@@ -51,6 +51,7 @@ class SingularValuesGrad(Function):
     def forward(ctx, a, g):
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         ctx.u, ctx.s, ctx.v, ctx.g = u, s, _t(vh), g
+        ctx.save_for_backward(g)  # only for its version: an in-place change of g is caught
         return (u * g[..., None, :]) @ vh
 
     @staticmethod
