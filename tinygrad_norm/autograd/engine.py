@@ -69,8 +69,8 @@ class Context:
     """
 
     # NOTE: the engine's own fields are slots, what forward keeps on ctx (`ctx.axis = axis`) goes
-    # to `__dict__`: faster to set and read, and `release` finds forward's arrays without a scan
-    # of the engine's fields (2.5 -> 2.0 us to record a node).
+    # to `__dict__`: faster to set and read, and `release` looks for forward's arrays only there
+    # (with versions only of what save_for_backward kept: recording a Tanh, 1.6 -> 1.15 us).
     __slots__ = ("fn", "needs_input_grad", "saved", "args", "kwargs", "inputs", "edges")
     __slots__ += ("input_meta", "hooks", "retained", "released", "fixes", "versions")
     __slots__ += ("creation_site", "__dict__", "__weakref__")
@@ -454,13 +454,13 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
+            key = id(edge)
             if grad is not None:
-                add_gradient(grads, id(edge), grad, create_graph)
-            if not isinstance(edge, Context) and edge.requires_grad:
-                pending[id(edge)] -= 1
-                if pending[id(edge)] == 0 and id(edge) in grads:
-                    grad = take_gradient(grads, id(edge))
-                    deliver_to_leaf(edge, grad, capture, create_graph)
+                add_gradient(grads, key, grad, create_graph)
+            if key in pending:  # a leaf that requires grad: was this the last edge into it?
+                pending[key] -= 1
+                if pending[key] == 0 and key in grads:
+                    deliver_to_leaf(edge, take_gradient(grads, key), capture, create_graph)
         inputs = node.inputs
         if not retain_graph:
             node.release()
