@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.engine import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
-from .xp import exp, operands, sigmoid
+from .xp import exp, operands, sigmoid, times_mask
 
 
 class Add(Function):
@@ -204,7 +204,9 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad_output):
         g, out = operands(grad_output, *ctx.saved_tensors)
-        return g * (1 - out * out)
+        # NOTE: g - g*out*out, not g * (1 - out*out): no Python number, whose conversion costs
+        # NumPy more than the arithmetic on a small array (0.65 against 0.9 us at 4x4)
+        return g - g * out * out
 
 
 class Sigmoid(Function):
@@ -245,7 +247,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad_output):
         g, positive = operands(grad_output, *ctx.saved_tensors)
-        return g * positive
+        return times_mask(g, positive)
 
 
 class Abs(Function):

@@ -36,7 +36,7 @@ def operands(*tensors):
     None."""
     if is_grad_enabled():
         return tensors
-    return tuple(None if t is None else t.array for t in tensors)
+    return tuple([None if t is None else t.array for t in tensors])  # a list: 0.1 us less
 
 
 def iadd(a, b):
@@ -112,6 +112,15 @@ def softplus(a):
     if isinstance(a, GraphTensor):
         return a.relu() + ((-a.abs()).exp() + 1).log()
     return np.logaddexp(0, a)
+
+
+def times_mask(a, mask):
+    """a * mask for a bool `mask`: zero where the mask is False. On arrays the mask is made a's
+    dtype first: NumPy multiplies float by bool element by element with a cast (0.9 us at 4x4,
+    1.4 us at 64x64 float32), float by float at 0.2 and 0.55 us, with 0.2 us for the cast."""
+    if isinstance(a, GraphTensor):
+        return a * mask
+    return a * mask.astype(a.dtype)
 
 
 def exp(a):
