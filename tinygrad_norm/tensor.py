@@ -92,7 +92,7 @@ class Tensor(
         self.grad = None
         self.grad_fn = None
         self.name = name
-        self._hooks = []
+        self._hooks = None  # a list once a hook is registered
         self._versions = self._base = self._base_grad_fn = self._view_index = None
         self.requires_grad = False
         if requires_grad:
@@ -102,8 +102,8 @@ class Tensor(
     def _make(data: np.ndarray, requires_grad=False, grad_fn=None) -> Tensor:
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
-        t.array, t.requires_grad, t.grad_fn, t._hooks = data, requires_grad, grad_fn, []
-        t.grad = t.name = t._versions = t._base = t._base_grad_fn = t._view_index = None
+        t.array, t.requires_grad, t.grad_fn = data, requires_grad, grad_fn
+        t.grad = t.name = t._hooks = t._versions = t._base = t._base_grad_fn = t._view_index = None
         return t
 
     @property
@@ -301,6 +301,8 @@ class Tensor(
                 "register_hook: this tensor does not require grad, so no gradient "
                 "will ever reach the hook"
             )
+        if self.grad_fn is None and self._hooks is None:
+            self._hooks = []
         hooks = self._hooks if self.grad_fn is None else self.grad_fn.hooks
         hooks.append(hook)
         return _HookHandle(hooks, hook)

@@ -96,7 +96,7 @@ class Context:
         self.hooks = []  # hooks on the gradient of this node's output
         self.retained = None  # weak reference to the output tensor after retain_grad()
         self.released = False  # True once backward freed the saved values
-        self.fixes = set()  # what the engine changed in backward's results (gradcheck reads it)
+        self.fixes = _NO_FIXES  # what the engine changed in backward's results (gradcheck reads)
         self.versions = ()  # (version counter, version then) of each tensor backward reads
         if self.saved:
             self.saved = tuple([_as_saved(v, tensors, out.array, returned) for v in self.saved])
@@ -225,7 +225,7 @@ class Context:
             values = g.array
         else:  # an array: an `ops/xp.py` formula ran on arrays (nothing recorded), or a slip
             if is_grad_enabled():  # recording the backward pass: this gradient is a constant
-                self.fixes.add(f"returned a NumPy array for input {i}")
+                self.fixes |= {f"returned a NumPy array for input {i}"}
             g = values = np.asarray(g)
         if values.shape != shape:
             if not broadcasts_to(shape, values.shape):
@@ -236,9 +236,12 @@ class Context:
                 )
             g = sum_to_shape(g, shape)  # a Tensor or an array, as g was
         if values.dtype != dtype:
-            self.fixes.add(f"returned {values.dtype} for input {i} of dtype {dtype}")
+            self.fixes |= {f"returned {values.dtype} for input {i} of dtype {dtype}"}
             g = g.astype(dtype) if isinstance(g, np.ndarray) else g.to(dtype)
         return like._make(g) if isinstance(g, np.ndarray) else g
+
+
+_NO_FIXES = frozenset()  # shared by every node until a fix is noted (a set each: 0.1 us)
 
 
 class _Output:

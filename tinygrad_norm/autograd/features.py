@@ -80,9 +80,9 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
     """A leaf's gradient is complete: run its hooks, then add it into `.grad` (or capture it
     for `autograd.grad`; a leaf it did not ask for is left alone, no hook runs)."""
     if capture is None:
-        accumulate_grad(leaf, run_hooks(leaf._hooks, grad), create_graph)
+        accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
     elif id(leaf) in capture:
-        capture[id(leaf)] = run_hooks(leaf._hooks, grad)
+        capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
 
 
 def accumulate_grad(tensor, grad, create_graph: bool) -> None:
