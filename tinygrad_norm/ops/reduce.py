@@ -11,7 +11,7 @@ def kept_shape(shape: tuple, dims) -> tuple:
     """The shape a reduction over `dims` has with keepdim=True: reduced axes become 1."""
     if dims is None:
         return (1,) * len(shape)
-    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+    return tuple([1 if i in dims else n for i, n in enumerate(shape)])
 
 
 def reduced_shape(shape: tuple, dims) -> tuple:
@@ -30,13 +30,13 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, a, dims, keepdim):
-        ctx.kept = kept_shape(a.shape, dims)
         return a.sum(axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        return broadcast_to(g.reshape(ctx.kept), ctx.input_meta[0][0]), None, None
+        shape, dims = ctx.input_meta[0][0], ctx.args[1]
+        return broadcast_to(g.reshape(kept_shape(shape, dims)), shape), None, None
 
 
 class Max(Function):

@@ -79,7 +79,10 @@ def transpose(x, dim0, dim1):
         for d in (dim0, dim1):
             normalize_dims("transpose", d, 0)  # raises for any other dim
         return x
-    d0, d1 = (normalize_dims("transpose", d, x.ndim)[0] for d in (dim0, dim1))
+    d0, d1 = (
+        normalize_dims("transpose", dim0, x.ndim)[0],
+        normalize_dims("transpose", dim1, x.ndim)[0],
+    )
     dims = list(range(x.ndim))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return Permute.apply(x, tuple(dims))
