@@ -393,7 +393,7 @@ def matmul(a, b):
             f"matmul: both arguments need at least 1 dimension, got shapes "
             f"{a.shape} and {b.shape}; use * to multiply by a scalar"
         )
-    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+    if a.array.shape[-1] != b.array.shape[-2 if b.ndim > 1 else 0]:  # (arrays': no Size made)
         raise ShapeError(
             f"matmul: cannot multiply shapes {a.shape} and {b.shape}: the last size "
             f"of the first ({a.shape[-1]}) must equal the "
