@@ -10,12 +10,15 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
     python -m tinygrad_norm.utils.overhead            # all ops, 200 repetitions
     python -m tinygrad_norm.utils.overhead --ops add mul --repeat 50
 
-Measured on a shared 2-core machine (PyTorch 2.13, one thread, a quiet moment): add 9.2 us
-(PyTorch 4.4), mul 13.2 (5.8), tanh 11.6 (4.5), matmul 16.3 (7.0), softmax 19.6 (4.7); 2.57x
-PyTorch eager's per-op time over the ten ops (geometric mean), from 3.65x before the
-primitives' backward formulas ran on bare arrays (`ops/xp.py`) and the engine's per-node costs
-were cut. Where the rest goes: a node costs about 2.5 us to record in forward and 3.5-4 us to
-visit in backward (the loop, `call_backward`, the gradient's Tensor), before its arithmetic.
+Measured on a shared 2-core machine (PyTorch 2.13, one thread, interleaved A/B runs): add 7.5 us
+(PyTorch 4.2), mul 11.2 (5.7), tanh 9.3 (4.4), matmul 13.9 (7.1), softmax 15.7 (4.6); 2.13x
+PyTorch eager's per-op time over the ten ops (geometric mean), from 2.61x in the same runs
+before the engine's per-node work was trimmed (Context slots, versions only of what
+save_for_backward kept, one reused grad-mode block) and from 3.65x before the primitives'
+backward formulas ran on bare arrays (`ops/xp.py`). Where the rest goes: recording a node
+costs about 1.2 us in forward and visiting it about 4 us in backward (the loop, `call_backward`,
+the gradient's Tensor), before its arithmetic; NumPy's own floor on a 4x4 array is about
+0.2 us per elementwise op and 0.9 us per reduction (softmax has three of them).
 """
 
 from __future__ import annotations
