@@ -99,7 +99,8 @@ def join_view(out, inputs) -> None:
     counter (an in-place change of either is a change of both) and remembers it as `_base`."""
     root = _root(out.array)
     for t in inputs:
-        if t.array is root or (t.array.base is not None and _root(t.array) is root):
+        base = t.array.base  # (NumPy points a view's base at the owner: most often `root`)
+        if t.array is root or base is root or (base is not None and _root(t.array) is root):
             out._versions = t._version_counter()
             out._base = t if t._base is None else t._base
             out._base_grad_fn = out._base.grad_fn
