@@ -404,17 +404,17 @@ def topological_sort(roots: list[Context]) -> list[Context]:
     inputs' nodes are finished; reversing that post-order puts consumers first.
     """
     order: list[Context] = []
-    visited: set[int] = set()
+    visited: set[Context] = set()  # (nodes hash by identity)
     for root in roots:
-        if id(root) in visited:
+        if root in visited:
             continue
-        visited.add(id(root))
+        visited.add(root)
         stack = [(root, iter(root.edges))]
         while stack:
             node, children = stack[-1]
             for child in children:
-                if isinstance(child, Context) and id(child) not in visited:
-                    visited.add(id(child))
+                if isinstance(child, Context) and child not in visited:
+                    visited.add(child)
                     stack.append((child, iter(child.edges)))
                     break
             else:

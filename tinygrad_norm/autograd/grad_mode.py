@@ -39,7 +39,7 @@ class _GradMode:
         self._previous, _state.enabled = _state.enabled, self.mode
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, exc_type, exc, traceback):
         _state.enabled = self._previous
         return False
 
