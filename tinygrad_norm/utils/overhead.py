@@ -10,9 +10,9 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
     python -m tinygrad_norm.utils.overhead            # all ops, 200 repetitions
     python -m tinygrad_norm.utils.overhead --ops add mul --repeat 50
 
-Measured on a shared 2-core machine (PyTorch 2.13, one thread, interleaved A/B runs): add 7.5 us
-(PyTorch 4.2), mul 11.2 (5.7), tanh 9.3 (4.4), matmul 13.9 (7.1), softmax 15.7 (4.6); 2.13x
-PyTorch eager's per-op time over the ten ops (geometric mean), from 2.61x in the same runs
+Measured on a shared 2-core machine (PyTorch 2.13, one thread, interleaved A/B runs): add 7.3 us
+(PyTorch 4.2), mul 11.0 (5.6), tanh 9.0 (4.3), matmul 13.7 (7.0), softmax 15.9 (4.6); 2.10x
+PyTorch eager's per-op time over the ten ops (geometric mean), from 2.59x in the same runs
 before the engine's per-node work was trimmed (Context slots, versions only of what
 save_for_backward kept, one reused grad-mode block) and from 3.65x before the primitives'
 backward formulas ran on bare arrays (`ops/xp.py`). Where the rest goes: recording a node
