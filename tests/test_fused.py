@@ -10,6 +10,7 @@ import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm.ops import fused
+from tinygrad_norm.ops.fused.embedding import ONE_HOT_LIMIT, sum_rows_by_index
 
 RTOL, ATOL = 1e-12, 1e-13
 
@@ -364,8 +365,6 @@ def test_embedding_gradient_adds_repeated_rows_like_np_add_at():
 
 @pytest.mark.parametrize("n_rows", [5, 700])  # a one-hot matmul, then sorting (> 16k entries)
 def test_sum_rows_by_index_both_ways_equal_np_add_at(n_rows):
-    from tinygrad_norm.ops.fused.embedding import ONE_HOT_LIMIT, sum_rows_by_index
-
     rng = np.random.default_rng(1)
     index = rng.integers(0, n_rows, (6, 5))
     index[0, :4] = 3  # repeats
@@ -375,6 +374,17 @@ def test_sum_rows_by_index_both_ways_equal_np_add_at(n_rows):
     assert (n_rows * index.size <= ONE_HOT_LIMIT) == (n_rows == 5)
     np.testing.assert_allclose(sum_rows_by_index(grad, index, n_rows), expected, rtol=1e-14,
                                atol=1e-15)  # fmt: skip
+
+
+@pytest.mark.filterwarnings("error")
+def test_sum_rows_by_index_keeps_inf_and_nan_in_their_own_rows():
+    # A small table takes the one-hot product, where 0 * inf = NaN would reach every row.
+    index = np.array([0, 1, 1, 3])
+    grad = np.ones((4, 3))
+    grad[0, 0], grad[2, 1] = np.inf, np.nan
+    expected = np.zeros((5, 3))
+    np.add.at(expected, index, grad)  # row 0: inf in column 0; row 1: NaN in column 1
+    np.testing.assert_array_equal(sum_rows_by_index(grad, index, 5), expected)
 
 
 def test_embedding_gradcheck_and_gradgradcheck():

@@ -118,6 +118,17 @@ def test_shapes_batch_first_unbatched_and_states():
     assert h.shape == c.shape == (4,)
 
 
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+def test_an_empty_batch_gives_empty_outputs_and_zero_gradients(kind):
+    layer = getattr(nn, kind)(3, 4, num_layers=2, bidirectional=True)
+    x = tg.zeros(5, 0, 3, requires_grad=True)
+    output, state = layer(x)
+    assert output.shape == (5, 0, 8)
+    output.sum().backward()
+    assert x.grad.shape == (5, 0, 3)
+    assert all(np.array_equal(p.grad.numpy(), np.zeros(p.shape)) for p in layer.parameters())
+
+
 def test_dropout_acts_between_layers_in_training_only():
     gru = nn.GRU(3, 4, num_layers=2, dropout=0.5)
     x = tg.randn(6, 2, 3)

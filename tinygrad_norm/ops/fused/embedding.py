@@ -91,12 +91,14 @@ def sum_rows_by_index(grad: np.ndarray, index: np.ndarray, n_rows: int) -> np.nd
     """out (n_rows, dim): out[v] = the sum of grad[p] over the positions p with index[p] == v.
 
     grad (..., dim) with index.shape == grad.shape[:-1]. A small table: onehot (n_rows, P) @
-    rows (P, dim), onehot[v, p] = 1 where index[p] == v. A large one: the indices sorted, and
-    each run of equal indices summed by one np.add.reduceat.
+    rows (P, dim), onehot[v, p] = 1 where index[p] == v (only for finite rows). A large one, or
+    rows holding inf or NaN: the indices sorted, and each run of equal indices summed by one
+    np.add.reduceat.
     """
     flat_index = index.reshape(-1)
     rows = grad.reshape(flat_index.size, grad.shape[-1])  # (P, dim), P = B*T positions
-    if n_rows * flat_index.size <= ONE_HOT_LIMIT:
+    if n_rows * flat_index.size <= ONE_HOT_LIMIT and np.isfinite(rows).all():
+        # (an inf or NaN in rows would reach every row of the product: 0 * inf = NaN)
         onehot = np.zeros((n_rows, flat_index.size), grad.dtype)
         onehot[flat_index, np.arange(flat_index.size)] = 1
         return onehot @ rows  # (n_rows, P) @ (P, dim)

@@ -81,8 +81,9 @@ class LSTMLayer(Function):
         # input share and the weights: exact in binary), then a * scale + shift maps tanh to s
         # there. scale, shift and the bias are spread to (B, 4H) once: NumPy adds two arrays
         # of one shape in half the time it takes to broadcast a row (0.7 against 1.5 us).
-        scale, shift = (np.tile(np.repeat(np.array(v, x_proj.dtype), H), (B, 1)) for v in _AFFINE)
-        xs = x_proj * scale[0]  # (T, B, 4H)
+        row_scale, row_shift = (np.repeat(np.array(v, x_proj.dtype), H) for v in _AFFINE)  # (4H,)
+        scale, shift = np.tile(row_scale, (B, 1)), np.tile(row_shift, (B, 1))  # (B, 4H)
+        xs = x_proj * row_scale  # (T, B, 4H)
         # b_hh is added at each step, after x_proj, as `_gates` does: folded into x_proj the
         # float32 rounding moved, and Adam turned that into 1e-4 relative changes of weights
         # whose gradient is ~1e-8 (tests/test_course_programs.py's float32 LSTM)
@@ -91,7 +92,7 @@ class LSTMLayer(Function):
         # the F-order view (w_hh * scale).T is 2 us faster on its Haswell kernels but 12 us
         # slower on its SkylakeX ones; gates^T = W_hh h^T (4H, B) is 4-5 us faster on both,
         # but x_proj and h then need a transposed add and store per step (+3-4 us).
-        w = np.multiply(w_hh.T, scale[0], order="C")
+        w = np.multiply(w_hh.T, row_scale, order="C")
         acts = np.empty((T, B, G), x_proj.dtype)  # i, f, g, o per step
         cs, tanh_c = np.empty((2, T, B, H), x_proj.dtype)
         out = np.empty((T + 1, B, H), x_proj.dtype)  # h_1 .. h_T, c_last
