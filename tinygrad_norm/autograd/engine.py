@@ -65,7 +65,8 @@ class Context:
     `inputs` are the Tensor arguments and `edges` say where each one's gradient goes: the
     input's own `grad_fn`, or the input itself when it is a leaf. Edges outlive everything
     else, so the graph can still be walked and drawn after backward has freed the rest.
-    Arrays forward stores as attributes (`ctx.mask = x > 0`) are freed with the saved tensors.
+    Arrays forward stores as attributes (`ctx.mask = x > 0`) are freed with the saved tensors;
+    only what save_for_backward kept is checked for in-place changes, as in PyTorch.
     """
 
     # NOTE: the engine's own fields are slots, what forward keeps on ctx (`ctx.axis = axis`) goes
@@ -190,7 +191,7 @@ class Context:
             self.check_versions()
         grads, needs = self.fn.backward(self, grad_output), self.needs_input_grad
         grads = grads if type(grads) is tuple else (grads,)
-        if len(grads) != len(needs):
+        if len(grads) != len(needs):  # NOTE: only then (tanh: 115.5k -> 113.6k instructions)
             grads = self._one_per_argument(grads)
         if len(grads) > len(self.inputs):  # keep those of the Tensor arguments, in order
             tensor_grads, tensor_needs = [], []  # NOTE: one loop, not three (0.25 us less)
@@ -404,7 +405,7 @@ def topological_sort(roots: list[Context]) -> list[Context]:
     inputs' nodes are finished; reversing that post-order puts consumers first.
     """
     order: list[Context] = []
-    visited: set[Context] = set()  # (nodes hash by identity)
+    visited: set[Context] = set()  # NOTE: nodes hash by identity: no id() (add -1% instr.)
     for root in roots:
         if root in visited:
             continue

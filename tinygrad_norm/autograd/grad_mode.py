@@ -35,7 +35,8 @@ class _GradMode:
         self.mode = bool(mode)
 
     def __enter__(self):
-        # NOTE: written out, not via the helpers: the backward loop enters one per node
+        # NOTE: written out, not via the helpers: the backward loop enters one per node (with
+        # four other per-node trims of 4c03cfd: per-op 2.64x -> 2.43x PyTorch's time)
         self._previous, _state.enabled = _state.enabled, self.mode
         return self
 

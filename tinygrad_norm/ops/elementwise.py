@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.engine import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
-from .xp import exp, operands, sigmoid, times_mask
+from .xp import exp, one_like, operands, sigmoid, times_mask
 
 
 class Add(Function):
@@ -204,9 +204,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad_output):
         g, out = operands(grad_output, *ctx.saved_tensors)
-        # NOTE: g - g*out*out, not g * (1 - out*out): no Python number, whose conversion costs
-        # NumPy more than the arithmetic on a small array (0.65 against 0.9 us at 4x4)
-        return g - g * out * out
+        return g * (one_like(out) - out * out)  # (g - g*out*out would round worse near |out| = 1)
 
 
 class Sigmoid(Function):

@@ -114,6 +114,22 @@ def softplus(a):
     return np.logaddexp(0, a)
 
 
+_ONES = {}  # dtype -> a 0-d array holding 1 (read only: one_like's results are never written)
+
+
+def one_like(a):
+    """1 in a's dtype: a 0-d array for an array, 1 for a Tensor. NumPy converts a Python number
+    slower than it does the arithmetic on a small array: 1 - out*out costs 1.04 us at 4x4
+    float32, one_like(out) - out*out 0.72 us."""
+    if isinstance(a, GraphTensor):
+        return 1
+    one = _ONES.get(a.dtype)
+    if one is None:
+        one = _ONES[a.dtype] = np.ones((), a.dtype)
+        one.flags.writeable = False
+    return one
+
+
 def times_mask(a, mask):
     """a * mask for a bool `mask`: zero where the mask is False. On arrays the mask is made a's
     dtype first: NumPy multiplies float by bool element by element with a cast (0.9 us at 4x4,
