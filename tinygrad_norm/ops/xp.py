@@ -193,5 +193,5 @@ def max_shifted(x, axis, out=None):
     """
     array = data(x)
     lowest = -np.inf if array.dtype.kind == "f" else np.iinfo(array.dtype).min
-    m = array.max(axis=axis, keepdims=True, initial=lowest)
+    m = np.maximum.reduce(array, axis=axis, keepdims=True, initial=lowest)
     return x - m if isinstance(x, GraphTensor) else np.subtract(x, m, out=out)

@@ -134,7 +134,7 @@ class CrossEntropy(Function):
     def backward(ctx, grad_output):
         x, target, logp = ctx.saved_tensors
         if is_grad_enabled():  # create_graph: log p as a function of x, for second order
-            logp = LogSoftmax.apply(x, 1)
+            logp = LogSoftmax.apply(x, dim=1)
         logp, target, grad_output = operands(logp, target, grad_output)
         kw = ctx.kwargs
         q = getattr(ctx, "target_q", None) or target_distribution(

@@ -61,7 +61,7 @@ class Softmax(Function):
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
         y = np.exp(max_shifted(x, axis))
-        y /= y.sum(axis=axis, keepdims=True)  # in place: one array fewer
+        y /= np.add.reduce(y, axis=axis, keepdims=True)  # in place: one array fewer
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
@@ -116,7 +116,7 @@ def log_softmax_array(x: np.ndarray, axis) -> np.ndarray:
     if y.size == 0:  # (the sum of an empty slice is 0: no log of it)
         return y
     # NOTE: each sum holds its maximum's exp(0) = 1, so no log(0) and no np.errstate (~1 us)
-    y -= np.log(np.exp(y).sum(axis=axis, keepdims=True))  # in place: one array fewer
+    y -= np.log(np.add.reduce(np.exp(y), axis=axis, keepdims=True))  # in place: one array fewer
     return y
 
 
@@ -146,7 +146,7 @@ def safe_softmax(scores, allowed=None):
         weights = exp_(max_shifted(scores, -1, out=scores))
         weights /= weights.sum(-1, keepdims=True)
     else:
-        weights = Softmax.apply(scores, -1)
+        weights = Softmax.apply(scores, dim=-1)
     return masked_fill_(weights, nowhere, 0.0) if any_nowhere else weights
 
 
@@ -172,9 +172,9 @@ def log_softmax_reference(x, dim):
 
 def softmax(x, dim):
     """softmax along `dim`, as one fused node (see `Softmax`)."""
-    return Softmax.apply(x, dim)
+    return Softmax.apply(x, dim=dim)
 
 
 def log_softmax(x, dim):
     """log_softmax along `dim`, as one fused node (see `LogSoftmax`)."""
-    return LogSoftmax.apply(x, dim)
+    return LogSoftmax.apply(x, dim=dim)
