@@ -46,7 +46,7 @@ class Parameter(Tensor):
         self.grad = None
         self.grad_fn = None
         self.name = None
-        self._hooks = []
+        self._hooks = None  # a list once a hook is registered (as Tensor's)
         self._versions = data._version_counter() if isinstance(data, Tensor) else None
         self._base = self._base_grad_fn = self._view_index = None
         self.requires_grad = bool(requires_grad)

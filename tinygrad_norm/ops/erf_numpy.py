@@ -227,9 +227,10 @@ def _float32_table():
 
     (each derivative of exp(-m^2) brings down one more Hermite polynomial). Its error, the
     fourth term, is below 1e-10 of erf, as |v| <= |m| / 256. The cubic is expanded in powers
-    of u (binomial theorem) so that erf needs no subtraction of c. The columns of exponent 255
-    give +-1 at +-inf (u = 0) and NaN otherwise; the columns holding +-0 and the subnormals,
-    where erf(x) = 2/sqrt(pi) x to float32, keep the sign of -0.0."""
+    of u (binomial theorem) so that erf needs no subtraction of c. The two columns of +-inf
+    give +-1 for any u (`_erf_float32` repairs the NaNs that share them), the other columns of
+    exponent 255 NaN; the columns holding +-0 and the subnormals, where erf(x) = 2/sqrt(pi) x
+    to float32, keep the sign of -0.0."""
     top = np.arange(1 << (32 - LOW_BITS), dtype=np.uint32) << LOW_BITS
     c = float(1 << (LOW_BITS - 1))
     with np.errstate(invalid="ignore"):  # exponent 255: signalling NaNs, cast to quiet NaN
