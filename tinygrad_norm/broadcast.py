@@ -49,9 +49,12 @@ def sum_to_shape(grad, shape: tuple):
 
     `grad` is a Tensor, or an array when nothing is recorded (the same lines run on both).
     """
-    lead = grad.ndim - len(shape)
-    stretched = tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-    axes = tuple(range(lead)) + stretched
+    sizes = tuple(grad.shape)
+    lead = len(sizes) - len(shape)
+    axes = list(range(lead))  # the axes broadcasting added ...
+    for i, n in enumerate(shape):  # ... and those it stretched from 1
+        if n == 1 and sizes[lead + i] != 1:
+            axes.append(lead + i)
     if axes:
-        grad = grad.sum(axes, keepdims=True)
-    return grad.reshape(shape) if grad.shape != tuple(shape) else grad
+        grad = grad.sum(tuple(axes), keepdims=True)
+    return grad.reshape(shape) if tuple(grad.shape) != tuple(shape) else grad

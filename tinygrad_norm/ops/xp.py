@@ -36,7 +36,10 @@ def operands(*tensors):
     None."""
     if is_grad_enabled():
         return tensors
-    return tuple([None if t is None else t.array for t in tensors])  # a list: 0.1 us less
+    arrays = []  # NOTE: a loop, not a comprehension (Python 3.11 calls one: 0.15 us less)
+    for t in tensors:
+        arrays.append(None if t is None else t.array)
+    return tuple(arrays)
 
 
 def iadd(a, b):
