@@ -74,13 +74,14 @@ the float64 ranges 2 and 3 (`_erf_large`), rounded once to float32. NaN stays Na
 and fails the |x| >= 1 test), erf(-0.0) = -0.0 (x + x Q = -0.0 + -0.0), erf(-x) = -erf(x).
 
 Measured on 393 216 float32 values (a GPT's exact GELU input, B 12 T 64 4E 512: std 0.41),
-one thread, CPU time, interleaved, median of 40: the series-and-continued-fraction erf this
-module first had 3.8-3.9 ms (8.4 ms when its 3 MiB float64 temporaries take fresh pages
-from the system), the rational functions above 2.5 ms, a table of 65536 Taylor cubics
-indexed by the top 16 bits (this module's float32 road before, four gathers) 1.35-1.40 ms,
-the float32 polynomial 0.58 ms: its 15 passes take ~0.33 ms (~22 us each, the speed of the
-processor's L2 cache), finding and redoing the values with |x| >= 1 ~0.12 ms. Inputs twice
-as wide (std 0.71: 16% with |x| >= 1) take 1.1 ms.
+one thread, CPU time, interleaved in rotating order, medians of 40, three runs: the
+series-and-continued-fraction erf this module first had 3.6-4.4 ms (9-11 ms when its 3 MiB
+float64 temporaries get fresh pages from the system at every call), the rational functions
+above 2.5-2.6 ms, a table of 65536 Taylor cubics indexed by the top 16 bits (this module's
+float32 road before: four gathers) 1.39-1.49 ms, the float32 polynomial 0.55-0.59 ms. Its 15
+passes take ~0.33 ms (~22 us each: the speed of the processor's caches, not of arithmetic),
+finding and redoing the values with |x| >= 1 ~0.12 ms. Inputs 1.7 times as wide (std 0.71:
+16% with |x| >= 1) take 1.1 ms.
 
 Accuracy, measured against `math.erf` / `math.erfc` on 10^6 points (normal, uniform on
 [-30, 30], log-spaced tails down to subnormals, both signs): largest relative error of erf
@@ -89,7 +90,7 @@ Accuracy, measured against `math.erf` / `math.erfc` on 10^6 points (normal, unif
 float32, checked on all 2^32 float32 values against the float64 erf rounded to float32:
 125 467 622 of them (2.9% of the non-NaN values; 5.9% of those with |x| < 1, none with
 |x| >= 1) are one step away, none further; every NaN gives NaN, every sign is kept. (The
-table of cubics was one step away for 1922 values, but took 2.4 times as long.)
+table of cubics was one step away for 1922 values, but took 2.5 times as long.)
 Work is done in float64 but for float32; floating inputs (float16, float32, float64) keep
 their dtype, other real inputs (bool, int) give float64. Shapes are kept, including 0-d and
 empty arrays.
@@ -111,7 +112,7 @@ LARGE = 4.0  # range 2 is SMALL < a <= LARGE, range 3 a > LARGE
 BLOCK = 32768  # erf works on blocks of this many elements (256 KiB in float64)
 ERFC_IS_ZERO = 28.0  # erfc(28) < 2^-1075: rounds to 0; clipping here keeps exp finite
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-FLOAT32_BLOCK = 32768  # the float32 path works on blocks of this many elements (128 KiB)
+FLOAT32_BLOCK = 65536  # the float32 path works on blocks of this many elements (256 KiB)
 ONE32 = np.float32(1.0)  # the float32 polynomial covers |x| < 1
 # Q(z) ~ erf(x)/x - 1, z = x^2, on [0, 1]: the float32 polynomial of the module docstring,
 # highest power first (fitted by `fit_float32_polynomial` in tests/test_erf.py).
