@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from tinygrad_norm.ops.erf_numpy import LARGE, SMALL, erf, erfc
+from tinygrad_norm.ops.erf_numpy import FLOAT32_BLOCK, FLOAT32_Q, LARGE, SMALL, erf, erfc
 
 REQUIRED_ABS_ERROR = 1e-13  # what callers may rely on
 DOCUMENTED_ABS_ERROR = 1e-15  # the module docstring reports 6.4e-16 relative measured
@@ -229,8 +229,9 @@ def test_non_contiguous_input():
     assert np.max(np.abs(got - reference(x))) <= DOCUMENTED_ABS_ERROR
 
 
-# float32 takes the table of cubics (`_erf_float32`): its result is the float64 erf rounded
-# once to float32, but for the rare values within the cubic's error of a rounding boundary.
+# float32 takes the float32 polynomial (`_erf_float32`): x + x Q(x^2) where |x| < 1, the
+# float64 ranges 2 and 3 elsewhere. Its result is the float64 erf rounded to float32 or one of
+# that value's two neighbours (a few percent of the values below 1 are; module docstring).
 
 
 def ulps_apart(a, b):
@@ -241,6 +242,11 @@ def ulps_apart(a, b):
         return np.where(i < 0, -(i & 0x7FFFFFFF), i)
 
     return np.abs(ordered(a) - ordered(b))
+
+
+def rounded_float64_erf(x):
+    """The float64 erf (Cody's ranges) of float32 values, rounded once to float32."""
+    return erf(x.astype(np.float64)).astype(np.float32)
 
 
 def float32_points():
@@ -255,32 +261,86 @@ def float32_points():
     ).astype(np.float32)
 
 
-def test_float32_is_the_rounded_float64_erf_but_for_a_few_values_one_step_off():
+def test_float32_is_the_rounded_float64_erf_or_a_neighbour():
     x = float32_points()
     got = erf(x)
-    want = erf(x.astype(np.float64)).astype(np.float32)
-    apart = ulps_apart(got, want)
+    apart = ulps_apart(got, rounded_float64_erf(x))
     assert apart.max() <= 1
-    assert np.mean(apart > 0) <= 1e-4  # 2.3e-5 here; 4.5e-7 over all float32 (module docstring)
+    assert np.mean(apart > 0) <= 0.05  # 2.8% here (module docstring: over all float32)
+    assert np.all(apart[np.abs(x) >= 1] == 0)  # the float64 ranges, rounded once
 
 
-def test_float32_at_both_ends_of_every_cubic():
-    # The cubic for the values with top bits k is least accurate at its interval's ends:
-    # low bits 0 and 0xFFFF. Every finite interval, both signs.
-    top = np.arange(0x7F80, dtype=np.uint32) << 16
-    bits = np.concatenate([top, top | 0xFFFF, top | 0x80000000, top | 0x8000FFFF])
+def test_every_float32_in_the_hardest_binades():
+    # [0.5, 1) and [1, 2): there the correction x Q(x^2) is largest against erf(x) (module
+    # docstring), and |x| = 1 is where the polynomial hands over to the float64 ranges.
+    bits = np.arange(0x3F000000, 0x40000000, dtype=np.uint32)  # all 2^24 of them
+    x = bits.view(np.float32)
+    assert ulps_apart(erf(x), rounded_float64_erf(x)).max() <= 1
+    np.testing.assert_array_equal(erf(-x[::97]), -erf(x[::97]))
+
+
+def test_float32_in_every_binade_both_signs():
+    # Each exponent's first, last and a random mantissa, both signs: the polynomial and the
+    # float64 ranges from the subnormals up to the largest float32.
+    exponents = np.arange(256, dtype=np.uint32)[:-1] << 23
+    mantissas = np.array([0, 1, 0x7FFFFF, 0x400000, 0x2B3C4D], dtype=np.uint32)
+    bits = (exponents[:, None] | mantissas).ravel()
+    bits = np.concatenate([bits, bits | 0x80000000])
     x = bits.view(np.float32)
     got = erf(x)
-    want = erf(x.astype(np.float64)).astype(np.float32)
-    assert ulps_apart(got, want).max() <= 1
+    assert ulps_apart(got, rounded_float64_erf(x)).max() <= 1
+    assert np.array_equal(np.signbit(got), np.signbit(x))
+
+
+def test_float32_around_the_switch_at_one():
+    x = np.float32(1.0) + np.arange(-3000, 3000, dtype=np.float32) * np.float32(2.0**-24)
+    x = np.concatenate([x, -x])
+    assert ulps_apart(erf(x), rounded_float64_erf(x)).max() <= 1
+
+
+def test_float32_polynomial_is_the_fit_and_its_error_is_small():
+    fitted, error = fit_float32_polynomial()
+    np.testing.assert_allclose(FLOAT32_Q[::-1], fitted, rtol=1e-6)  # float32: a step or so
+    assert error <= 2e-9  # relative error of x + x Q(x^2) from the fit, exact arithmetic
+
+
+def fit_float32_polynomial(degree=6, points=2000, iterations=50):
+    """The float32 polynomial's coefficients (lowest power first) and the largest relative
+    error of x + x Q(x^2) they give in exact arithmetic.
+
+    Q(z) = erf(x)/x - 1, z = x^2, on Chebyshev points of [0, 1], weighted by x / erf(x) (an
+    error dQ changes y = x + x Q by x dQ, relative x dQ / erf(x)). Lawson's iteration turns
+    the weighted least squares fit into (nearly) the minimax one. The coefficients are then
+    rounded to float32 one at a time, lowest first, refitting the others each time."""
+    z = (1 - np.cos(np.linspace(0.0, math.pi, points))) / 2
+    x = np.sqrt(z)
+    ratio = np.divide(reference(x), x, out=np.full_like(x, TWO_OVER_SQRT_PI), where=x > 0)
+    weight = 1 / ratio
+    kept = []
+    for k in range(degree + 1):
+        powers = z[:, None] ** np.arange(k, degree + 1)
+        residual = ratio - 1 - np.polynomial.polynomial.polyval(z, kept or [0.0])
+        u = np.full(points, 1.0 / points)
+        for _ in range(iterations):  # Lawson: weight the largest errors more
+            w = weight * np.sqrt(u)
+            c = np.linalg.lstsq(powers * w[:, None], residual * w, rcond=None)[0]
+            u *= np.abs(powers @ c - residual) * weight
+            u /= u.sum()
+        kept.append(float(np.float32(c[0])))
+    z = np.linspace(0.0, 1.0, 100_001)
+    x = np.sqrt(z)
+    ratio = np.divide(reference(x), x, out=np.full_like(x, TWO_OVER_SQRT_PI), where=x > 0)
+    error = np.abs(np.polynomial.polynomial.polyval(z, kept) - (ratio - 1)) / ratio
+    return kept, error.max()
 
 
 @pytest.mark.filterwarnings("error")
 def test_float32_special_values():
     payload_nans = np.array([0x7F800001, 0xFF80FFFF, 0x7FC00000], dtype=np.uint32).view(np.float32)
     x = np.concatenate(
-        [np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 3.4e38], np.float32), payload_nans]
-    )
+        [np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, -1e-45, 3.4e38, -3.4e38, 1.0, -1.0],
+                  np.float32), payload_nans]
+    )  # fmt: skip
     got = erf(x)
     assert got.dtype == np.float32
     assert got[0] == 0.0 and not np.signbit(got[0])
@@ -288,12 +348,30 @@ def test_float32_special_values():
     assert got[2] == 1.0 and got[3] == -1.0
     tiny = np.float32(TWO_OVER_SQRT_PI * float(np.float32(1e-45)))  # erf(x) = 2/sqrt(pi) x
     assert got[4] == tiny and got[5] == -tiny
-    assert got[6] == 1.0
-    assert np.all(np.isnan(got[7:]))
+    assert got[6] == 1.0 and got[7] == -1.0
+    assert got[8] == np.float32(math.erf(1.0)) and got[9] == -got[8]
+    assert np.all(np.isnan(got[10:]))
 
 
 def test_float32_subnormals_are_two_over_sqrt_pi_times_x():
+    # x + x Q(0): the sum is exact on the subnormal grid, so the one rounding is that of
+    # x * Q(0), and Q(0) is 2/sqrt(pi) - 1 rounded to float32 (off by 9.7e-10).
     x = (np.arange(1, 1 << 23, 997, dtype=np.uint32)).view(np.float32)  # subnormal float32
     want = (TWO_OVER_SQRT_PI * x.astype(np.float64)).astype(np.float32)
-    assert ulps_apart(erf(x), want).max() <= 1
+    apart = ulps_apart(erf(x), want)
+    assert apart.max() <= 1 and np.mean(apart) <= 0.02
     np.testing.assert_array_equal(erf(-x), -erf(x))
+
+
+def test_float32_odd_symmetry_and_shapes():
+    x = np.random.default_rng(6).normal(0.0, 1.5, (3, 5, 7)).astype(np.float32)
+    got = erf(x)
+    assert got.shape == x.shape and got.dtype == np.float32
+    np.testing.assert_array_equal(erf(-x), -got)
+    strided = erf(x.transpose(2, 0, 1)[::2])
+    np.testing.assert_array_equal(strided, got.transpose(2, 0, 1)[::2])
+
+
+def test_float32_larger_than_one_block():
+    x = np.linspace(-4.5, 4.5, FLOAT32_BLOCK * 2 + 123, dtype=np.float32)
+    assert ulps_apart(erf(x), rounded_float64_erf(x)).max() <= 1
