@@ -181,6 +181,18 @@ def _site(line: int) -> str:
     return f'{os.path.basename(__file__)}", line {line}'
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on sqrt'(0) = 1/0
+def test_detect_anomaly_turned_on_between_steps_checks_the_steps_after_it():
+    """The mode is read at each node, as PyTorch does: a learner who steps once, then turns
+    anomaly detection on, gets the inf that sqrt'(0) sends back from the next steps."""
+    x = tg.tensor([0.0, 1.0], requires_grad=True)
+    steps = iter(tg.backprop_steps((x.sqrt() * 2).sum()))
+    next(steps)  # SumBackward: finite
+    with tg.detect_anomaly(), pytest.raises(RuntimeError, match="SqrtBackward returned inf"):
+        for _ in steps:
+            pass
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on log(-1), 0 * inf
 def test_detect_anomaly_names_the_op_and_line_of_a_nan_from_a_log_of_a_negative():
     x = tg.tensor([-1.0, 2.0], requires_grad=True)

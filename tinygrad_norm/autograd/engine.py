@@ -200,7 +200,7 @@ class Context:
                     tensor_grads.append(g)
                     tensor_needs.append(n)
             grads, needs = tensor_grads, tensor_needs
-        fitted = []  # NOTE: a loop, not a comprehension (Python 3.11 calls one: 0.3 us a node)
+        fitted = []  # NOTE: a loop: before 3.12 a comprehension is a call (Add: 1.13 -> 0.78 us)
         for i, g in enumerate(grads):
             needed = needs[i] and g is not None
             fitted.append(self._as_input_gradient(i, g, grad_output) if needed else None)
@@ -436,7 +436,6 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
     """
     create_graph = bool(create_graph)
     grad_mode = enable_grad() if create_graph else no_grad()  # the mode inside each backward
-    anomaly = is_anomaly_enabled()  # read once, as the mode backward started in
     grads: dict[int, list] = {}  # id(node or leaf) -> the sum of its gradients so far
     for root, grad in zip(roots, grad_roots):
         add_gradient(grads, id(root.grad_fn or root), grad, create_graph)
@@ -456,7 +455,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
             with grad_mode:
                 grad_inputs = node.call_backward(grad_output)
-            if anomaly:
+            if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
             key = id(edge)

@@ -71,7 +71,7 @@ def output_gradient_ready(node, grad_output, capture: dict | None, create_graph:
     """A node's output gradient is complete: its hooks see it (and may replace it), then
     `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
     if not node.hooks and node.retained is None and capture is None:
-        return grad_output  # NOTE: the usual node has neither (two calls less: per-op -1.5%)
+        return grad_output  # NOTE: the usual node has none of the three: two calls less a node
     grad_output = run_hooks(node.hooks, grad_output)
     keep_for_retain_grad(node, grad_output, capture, create_graph)
     return grad_output

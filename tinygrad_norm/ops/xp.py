@@ -36,7 +36,7 @@ def operands(*tensors):
     None."""
     if is_grad_enabled():
         return tensors
-    arrays = []  # NOTE: a loop, not a comprehension (Python 3.11 calls one: 0.15 us less)
+    arrays = []  # NOTE: a loop: before 3.12 a comprehension is a call (0.05 us)
     for t in tensors:
         arrays.append(None if t is None else t.array)
     return tuple(arrays)
