@@ -12,7 +12,7 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
 
 Measured on a shared 2-core machine (PyTorch 2.13, one thread, interleaved A/B runs): add 7.1 us
 (PyTorch 4.4), mul 10.3 (5.8), tanh 8.4 (4.4), matmul 13.0 (7.1), softmax 14.3 (4.6); 1.92x
-PyTorch eager's per-op time over the ten ops (geometric mean), from 2.06-2.08x in the same
+PyTorch eager's per-op time over the ten ops (geometric mean), from 2.05-2.08x in the same
 runs before the backward loop's comprehensions became loops (Python before 3.12 calls each
 comprehension as a function) and hooks and retain_grad were skipped for nodes without them,
 from 2.59x before the engine's per-node work was trimmed (Context slots, versions only of
