@@ -230,12 +230,20 @@ def test_weight_gradient_is_one_2d_matmul(layer):
     assert [shape for shape, _ in matmuls[0].input_meta] == expected
 
 
-def test_embedding_negative_index_and_padding_idx():
+@pytest.mark.parametrize("padding_idx", [0, -4])  # -4 names row 0 of 4, as in PyTorch
+def test_embedding_padding_idx_gets_no_gradient(padding_idx):
     w = tg.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
-    out = F.embedding(tg.tensor([[-1, 0], [2, 0]]), w, padding_idx=0)
+    out = F.embedding(tg.tensor([[3, 0], [2, 0]]), w, padding_idx=padding_idx)
     np.testing.assert_array_equal(out.numpy(), w.numpy()[[[3, 0], [2, 0]]])
     out.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy().sum(1), [0.0, 0.0, 3.0, 3.0])  # row 0: padding
+
+
+def test_embedding_refuses_a_negative_index_as_pytorch_does():
+    # PyTorch raises "index out of range"; a -1 used as a padding marker must not silently
+    # read the last row
+    with pytest.raises(IndexError, match=r"embedding: index -1 .* 4 rows.*negative index"):
+        F.embedding(tg.tensor([[-1, 0]]), tg.ones(4, 3))
 
 
 # --- dropout -------------------------------------------------------------------------------------

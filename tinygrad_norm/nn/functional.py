@@ -167,16 +167,14 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
             f"embedding: weight must have shape (num_embeddings, embedding_dim), got {weight.shape}"
         )
     n_rows = weight.array.shape[0]
-    lowest, highest = (index.min(), index.max()) if index.size else (0, 0)
-    if lowest < -n_rows or highest >= n_rows:
-        bad = index[(index < -n_rows) | (index >= n_rows)].flat[0]
+    if index.size and (index.min() < 0 or index.max() >= n_rows):
+        bad = index[(index < 0) | (index >= n_rows)].flat[0]
         raise IndexError(
             f"embedding: index {bad} is out of range for a table of {n_rows} rows "
-            f"(weight {weight.shape}); indices go from 0 to {n_rows - 1}"
+            f"(weight {weight.shape}); indices go from 0 to {n_rows - 1} (as in PyTorch, a "
+            "negative index is an error, not a row counted from the end)"
         )
-    # negative indices count from the end, as in NumPy; either way backward gets its own copy
-    index = index % n_rows if lowest < 0 else index.copy()
-    out = fused.Embedding.apply(weight, index=index)
+    out = fused.Embedding.apply(weight, index=index.copy())  # backward gets its own copy
     if padding_idx is not None and weight.requires_grad:
         keep = (index != padding_idx % n_rows)[..., None].astype(weight.dtype)
         out = out * keep + (out * (1 - keep)).detach()  # same values, no gradient to padding
