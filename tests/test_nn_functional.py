@@ -246,6 +246,13 @@ def test_embedding_refuses_a_negative_index_as_pytorch_does():
         F.embedding(tg.tensor([[-1, 0]]), tg.ones(4, 3))
 
 
+@pytest.mark.parametrize("padding_idx", [4, -5])
+def test_embedding_refuses_a_padding_idx_outside_the_table(padding_idx):
+    # PyTorch asserts it; taken modulo 4 it would silently stop the gradient of another row
+    with pytest.raises(ValueError, match=rf"embedding: padding_idx {padding_idx} .* 4-row"):
+        F.embedding(tg.tensor([0, 1]), tg.ones(4, 3, requires_grad=True), padding_idx=padding_idx)
+
+
 # --- dropout -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8])
 def test_dropout_keeps_about_1_minus_p_and_scales_exactly(p):

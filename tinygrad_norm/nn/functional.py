@@ -174,6 +174,11 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
             f"(weight {weight.shape}); indices go from 0 to {n_rows - 1} (as in PyTorch, a "
             "negative index is an error, not a row counted from the end)"
         )
+    if padding_idx is not None and not -n_rows <= padding_idx < n_rows:
+        raise ValueError(
+            f"embedding: padding_idx {padding_idx} must name a row of the {n_rows}-row table "
+            f"(from {-n_rows} to {n_rows - 1})"
+        )
     out = fused.Embedding.apply(weight, index=index.copy())  # backward gets its own copy
     if padding_idx is not None and weight.requires_grad:
         keep = (index != padding_idx % n_rows)[..., None].astype(weight.dtype)
