@@ -253,6 +253,14 @@ def test_embedding_refuses_a_padding_idx_outside_the_table(padding_idx):
         F.embedding(tg.tensor([0, 1]), tg.ones(4, 3, requires_grad=True), padding_idx=padding_idx)
 
 
+def test_soft_margin_loss_of_a_large_margin_is_exp_of_minus_the_margin_not_zero():
+    # log(1 + e^-m) = e^-m to float32 for m = 17, 20 (4.1e-8, 2.1e-9): the sum 1 + e^-m alone
+    # rounds to 1, whose log is 0; log1p keeps it, as PyTorch does
+    margins = np.array([17.0, 20.0], np.float32)
+    loss = F.soft_margin_loss(tg.tensor(margins), tg.ones(2), reduction="none")
+    np.testing.assert_allclose(loss.numpy(), np.exp(-margins), rtol=1e-6)
+
+
 # --- dropout -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [0.1, 0.5, 0.8])
 def test_dropout_keeps_about_1_minus_p_and_scales_exactly(p):

@@ -280,7 +280,7 @@ def _where(condition: np.ndarray, a, b):
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
     """log(1 + exp(-target · input)) for targets ±1."""
     x, t = _pair("soft_margin_loss", input, target)
-    loss = softplus(-t * x)  # stable: max(z, 0) + log(1 + exp(-|z|))
+    loss = softplus(-t * x)  # stable: max(z, 0) + log1p(exp(-|z|))
     return reduce_loss("soft_margin_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 

@@ -111,9 +111,10 @@ def sigmoid(a):
 
 def softplus(a):
     """log(1 + exp(a)), stable: np.logaddexp(0, a) on an array; on a Tensor the same maths
-    recorded as max(a, 0) + log(1 + exp(-|a|))."""
+    recorded as max(a, 0) + log1p(exp(-|a|)) (log1p: for a << 0 the sum 1 + exp(a) would round
+    to 1, and the result to 0 instead of exp(a))."""
     if isinstance(a, GraphTensor):
-        return a.relu() + ((-a.abs()).exp() + 1).log()
+        return a.relu() + (-a.abs()).exp().log1p()
     return np.logaddexp(0, a)
 
 

@@ -79,7 +79,7 @@ def bce_with_logits(x, t, pos_weight=None, weight=None, reduction="mean"):
 
 def bce_with_logits_reference(x, t, pos_weight=None, weight=None, reduction="mean"):
     """The same loss composed from primitives (the test reference of `BCEWithLogits`; autograd
-    derives the gradient); `softplus` of a Tensor is composed: relu(z) + log(1 + exp(-|z|))."""
+    derives the gradient); `softplus` of a Tensor is composed: relu(z) + log1p(exp(-|z|))."""
     softplus_neg = softplus(-x)
     if pos_weight is None:
         loss = (1 - t) * x + softplus_neg
