@@ -10,6 +10,7 @@ import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm.ops import fused
+from tinygrad_norm.ops.fused.batch_norm import channel_sum
 from tinygrad_norm.ops.fused.embedding import ONE_HOT_LIMIT, sum_rows_by_index
 
 RTOL, ATOL = 1e-12, 1e-13
@@ -416,3 +417,21 @@ def test_layer_norm_with_a_float64_bias_promotes_as_numpy_does():
     np.testing.assert_allclose(y.data, expected.data, rtol=1e-5, atol=1e-6)
     unbiased = fused.layer_norm(x, w, None).data
     np.testing.assert_allclose(y.data - b.data, unbiased, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_channel_sum_fast_kernel_equals_its_reference(dtype):
+    """BatchNorm's per-channel sums: an (N, C) array takes a (1, N) row @ a product; every
+    other input the plain sum over the axes (0, 2, ...). Both times `times`, kept (1, C, 1, ...)."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(7, 5)).astype(dtype)
+    for array in (a, a[::2], np.asfortranarray(a)):  # contiguous, strided, column-major
+        for times in (1.0, 1 / len(array)):
+            got = channel_sum(array, times)
+            assert got.shape == (1, 5) and got.dtype == dtype
+            np.testing.assert_allclose(got, array.sum(0, keepdims=True) * times, rtol=1e-6)
+    b = rng.normal(size=(3, 4, 2, 2)).astype(dtype)
+    np.testing.assert_allclose(channel_sum(b, 0.5), b.sum((0, 2, 3), keepdims=True) * 0.5)
+    t = tg.tensor(a, requires_grad=True)  # a Tensor: the recorded sum
+    assert channel_sum(t).grad_fn is not None
+    np.testing.assert_allclose(channel_sum(t).data, a.sum(0, keepdims=True), rtol=1e-6)

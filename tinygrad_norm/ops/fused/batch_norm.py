@@ -1,7 +1,10 @@
 """Batch normalization in training mode as one node (Ioffe & Szegedy, 2015, arXiv:1502.03167):
 each channel normalized with its batch statistics, then scaled and shifted."""
 
+import functools
 import math
+
+import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
@@ -30,8 +33,13 @@ class BatchNorm(Function):
     `F.batch_norm` used) it is seven nodes; here one, and a training step of the course's
     makemore MLP (four BatchNorm1d layers, batch 32) went from 3.2 to 2.3 ms (PyTorch 1.4 ms;
     `bench --suite course`, one thread, CPU time).
-    Under `create_graph=True` backward recomputes x̂ and r from the saved x as Tensors, by the
-    same `_normalize`, so the gradient is differentiable again.
+    Forward keeps x - mean, r and r * w (not x̂: y = (x - mean) * (r w) + b needs one pass
+    over (N, C, *S) fewer), and backward reads sum(grad_out * x̂) as r * sum(grad_out *
+    (x - mean)). The per-channel sums are `channel_sum`, a (1, N) @ (N, C) product for an
+    (N, C) input. With both, a BatchNorm1d forward on (32, 100) went from 25.3 to 21 us
+    (PyTorch 13.4), its forward + backward from 55.6 to 51 us (PyTorch 32).
+    Under `create_graph=True` backward recomputes the statistics from the saved x as Tensors,
+    by the same `_center`, so the gradient is differentiable again.
 
     `running=(running_mean, running_var, momentum)` (arrays (C,), or None for either) also
     moves the running statistics towards this batch's, in place, as PyTorch's kernel does:
@@ -54,31 +62,35 @@ class BatchNorm(Function):
 
     @staticmethod
     def forward(ctx, x, weight, bias, *, eps, running=None):
-        xhat, rstd = _normalize(x, eps, running)
-        ctx.save_for_backward(x, weight, xhat, rstd)
-        shape = rstd.shape  # (1, C, 1, ...): one value per channel
-        y = xhat * weight.reshape(shape) if weight is not None else xhat.copy()
+        centered, rstd, scale = _center(x, weight, eps, running)  # scale = r * w (1, C, 1, ...)
+        y = centered * scale  # = x̂ * w
         if bias is not None:
-            y += bias.reshape(shape)
+            y += bias.reshape(rstd.shape)
+        ctx.save_for_backward(x, weight)
+        # NOTE: our own arrays, kept as attributes: no Tensor, no version check (0.8 us)
+        ctx.centered, ctx.rstd, ctx.scale = centered, rstd, scale
         return y
 
     @staticmethod
     def backward(ctx, grad_output):
-        x, weight, xhat, rstd = ctx.saved_tensors
-        if is_grad_enabled():  # create_graph: x̂ and r as functions of x, for second order
-            xhat, rstd = _normalize(x, ctx.kwargs["eps"])
-        grad_output, weight, xhat, rstd = operands(grad_output, weight, xhat, rstd)
+        x, weight = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: the statistics as functions of x, for second order
+            centered, rstd, scale = _center(x, weight, ctx.kwargs["eps"])
+        else:
+            centered, rstd, scale = ctx.centered, ctx.rstd, ctx.scale
+        (grad_output,) = operands(grad_output)
         needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
-        axes, shape, per_channel = _layout(xhat)
+        per_channel = _layout(centered)[2]  # 1 / n
         # The two sums over each channel, kept as (1, C, 1, ...): sum(grad_out) = grad_b, and
-        # sum(grad_out * x̂) = grad_w; grad_x needs both, whatever needs a gradient.
-        sum_g = grad_output.sum(axes, keepdims=True) if needs_x or needs_b else None
-        sum_gx = (grad_output * xhat).sum(axes, keepdims=True) if needs_x or needs_w else None
+        # sum(grad_out * x̂) = r * sum(grad_out * (x - mean)) = grad_w (x̂ itself is never
+        # formed); grad_x needs both, whatever needs a gradient.
+        sum_g = channel_sum(grad_output) if needs_x or needs_b else None
+        sum_gx = channel_sum(grad_output * centered) * rstd if needs_x or needs_w else None
         grad_x = None
         if needs_x:
-            # grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n) (see the docstring)
-            scale = rstd if weight is None else rstd * weight.reshape(shape)  # (1, C, 1, ...)
-            means = iadd(xhat * (sum_gx * per_channel), sum_g * per_channel)
+            # grad_x = (r w) * (grad_out - (sum_g + x̂ * sum_gx) / n) (see the docstring),
+            # with x̂ * sum_gx = (x - mean) * (r * sum_gx)
+            means = iadd(centered * (sum_gx * rstd * per_channel), sum_g * per_channel)
             grad_x = imul(grad_output - means, scale)
         grad_w = sum_gx.reshape(-1) if needs_w else None
         grad_b = sum_g.reshape(-1) if needs_b else None
@@ -95,20 +107,42 @@ def _layout(x) -> tuple[tuple, tuple, float]:
     return (0, *range(2, 2 + spatial)), (1, shape[1]) + (1,) * spatial, 1 / n if n else 0.0
 
 
-def _normalize(x, eps: float, running=None):
-    """x̂ = (x - mean) * r and r = 1 / sqrt(var + eps) (kept as (1, C, 1, ...)) per channel,
-    for an array (x̂ scaled in place) or a Tensor (recorded); `running` (arrays only): see
-    `BatchNorm`."""
-    axes, _, per_channel = _layout(x)
-    # NOTE: sum * (1 / n), not mean: the same on arrays and Tensors, and np.mean's Python
-    # wrapper costs ~2 us more per call on these small arrays
-    mean = x.sum(axes, keepdims=True) * per_channel
-    xhat = x - mean
-    var = (xhat * xhat).sum(axes, keepdims=True) * per_channel
+def channel_sum(a, times: float = 1.0):
+    """`times` the sum of each channel of a (N, C, *S) (an array or a Tensor), kept as
+    (1, C, 1, ...): with times = 1 / n, the mean.
+
+    The fast kernel of this file: for an (N, C) float32 or float64 array, the product
+    (times, ..., times) @ a, a (1, N) row that NumPy hands to BLAS: 0.8 us on (32, 100),
+    against 2.1 us for `a.sum(0, keepdims=True) * times` (a BatchNorm1d forward + backward
+    takes four such sums). Its composed reference is that line, below, which every other
+    case takes.
+    """
+    if type(a) is np.ndarray and a.ndim == 2 and a.dtype.char in "fd":  # BLAS's types
+        return _row(a.shape[0], times, a.dtype) @ a
+    total = a.sum(_layout(a)[0], keepdims=True)
+    return total if times == 1.0 else total * times
+
+
+@functools.lru_cache(maxsize=32)
+def _row(n: int, value: float, dtype) -> np.ndarray:
+    """A read-only (1, n) row of `value` (cached: building it costs what the product saves)."""
+    row = np.full((1, n), value, dtype)
+    row.flags.writeable = False
+    return row
+
+
+def _center(x, weight, eps: float, running=None):
+    """x - mean, r = 1 / sqrt(var + eps) and scale = r * w (r and scale kept as
+    (1, C, 1, ...)) per channel, for an array or a Tensor (recorded); `running` (arrays only):
+    see `BatchNorm`."""
+    per_channel = _layout(x)[2]
+    mean = channel_sum(x, per_channel)
+    centered = x - mean
+    var = channel_sum(centered * centered, per_channel)
     if running is not None:
         _update_running(running, mean.reshape(-1), var.reshape(-1), per_channel)
     rstd = (var + eps) ** -0.5
-    return imul(xhat, rstd), rstd
+    return centered, rstd, rstd if weight is None else rstd * weight.reshape(rstd.shape)
 
 
 def _update_running(running, mean, var, per_channel: float) -> None:
