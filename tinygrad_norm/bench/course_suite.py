@@ -15,7 +15,8 @@ first losses (the same maths from the same weights: it should be ~1e-6), and the
 resident memory of a process that only builds the model and trains it a few steps (VmHWM, the
 library itself included; `--no-memory` skips these processes).
 
-    python -m tinygrad_norm bench --suite course [--models lenet,lstm_lm] [--steps 20] [--tiny]
+    python -m tinygrad_norm bench --suite course [--models lenet,lstm_lm] [--steps 20]
+        [--min-seconds 1] [--tiny]
 """
 
 from __future__ import annotations
@@ -117,13 +118,19 @@ def pair(model: str, cfg: dict) -> dict:
     return {"torch": theirs, "tinygrad_norm": Run(model, "tinygrad_norm", cfg, weights)}
 
 
-def time_pair(runs: dict, steps: int, warmup: int, clock=time.thread_time) -> dict:
+def time_pair(
+    runs: dict, steps: int, warmup: int, clock=time.thread_time, min_seconds: float = 0.0
+) -> dict:
     """{library: [ms per step]} with the libraries taking turns, the order alternating; the
-    first losses under "loss"."""
+    first losses under "loss". At least `steps` timed steps each, and more until each library's
+    timed steps add up to `min_seconds`: 20 steps of a 0.6 ms model are 12 ms of a shared
+    machine, and their median moved by +-4% from run to run."""
     times = {name: [] for name in runs}
+    spent = dict.fromkeys(runs, 0.0)  # ms of timed steps so far
     first = {}
     names = list(runs)
-    for i in range(warmup + steps):
+    i = 0
+    while i < warmup + steps or min(spent.values()) < min_seconds * 1e3:
         for name in names if i % 2 == 0 else names[::-1]:
             with torch_is(runs[name].library):  # swapping `torch` is not timed
                 start = clock()
@@ -132,6 +139,8 @@ def time_pair(runs: dict, steps: int, warmup: int, clock=time.thread_time) -> di
             first.setdefault(name, loss)
             if i >= warmup:
                 times[name].append(elapsed)
+                spent[name] += elapsed
+        i += 1
     return {"times": times, "loss": first}
 
 
@@ -182,6 +191,12 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--no-memory", action="store_true", help="course suite: skip the peak-memory processes"
     )
+    parser.add_argument(
+        "--min-seconds",
+        type=float,
+        default=1.0,
+        help="course suite: time more steps until each library's add up to this (0: --steps)",
+    )
 
 
 def run(args) -> int:
@@ -197,7 +212,8 @@ def run(args) -> int:
     torch.set_num_threads(threads)
     print(
         f"Course models: one training step (forward, backward, optimizer) of the same PyTorch "
-        f"source on each library; median of {args.steps} steps after {args.warmup} warm-up, "
+        f"source on each library; median of {args.steps} steps or more (until each library's "
+        f"add up to {args.min_seconds:g} s) after {args.warmup} warm-up, "
         f"taking turns, {'CPU' if threads == 1 else 'wall'} time; NumPy {np.__version__} and "
         f"PyTorch {torch.__version__}, {threads} thread(s), {os.cpu_count()} CPUs, load "
         f"average {os.getloadavg()[0]:.1f}"
@@ -208,7 +224,8 @@ def run(args) -> int:
     for name in models:
         course = MODELS[name]
         cfg = course.tiny if args.tiny else course.config
-        result = time_pair(pair(name, cfg), args.steps, args.warmup, clock_for(threads))
+        seconds = 0.0 if args.tiny else args.min_seconds
+        result = time_pair(pair(name, cfg), args.steps, args.warmup, clock_for(threads), seconds)
         ms = {lib: statistics.median(result["times"][lib]) for lib in LIBRARIES}
         diff = abs(result["loss"]["tinygrad_norm"] - result["loss"]["torch"])
         line = f"{course.name:<40}{ms['torch']:>10.2f}{ms['tinygrad_norm']:>10.2f}"
