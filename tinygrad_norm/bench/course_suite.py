@@ -192,7 +192,7 @@ def add_arguments(parser) -> None:
         "--no-memory", action="store_true", help="course suite: skip the peak-memory processes"
     )
     parser.add_argument(
-        "--min-seconds", type=float, default=1.0, help="course suite: timed seconds per library"
+        "--min-seconds", type=float, default=1.0, help="course suite: min timed seconds per library"
     )
 
 
