@@ -112,6 +112,21 @@ def test_embedding_forward_picks_rows():
     assert emb(tg.tensor(idx)).shape == (2, 3, 3)
 
 
+def test_embedding_checks_indices_against_its_weight_in_its_own_words():
+    """One scan of the indices (F.embedding's); the layer re-words an index past
+    num_embeddings, and a weight put in by hand is read as it is, as in PyTorch."""
+    emb = nn.Embedding(10, 3)
+    with pytest.raises(IndexError, match=r"index 12 is out of range for num_embeddings=10"):
+        emb(tg.tensor([1, 12]))
+    with pytest.raises(IndexError, match=r"index -1 is out of range for num_embeddings=10"):
+        emb(tg.tensor([-1]))
+    emb.weight = nn.Parameter(tg.randn(20, 3))  # a larger table: row 15 exists
+    np.testing.assert_array_equal(emb(tg.tensor([15])).numpy(), emb.weight.numpy()[[15]])
+    emb.weight = nn.Parameter(tg.randn(4, 3))  # a smaller one: F.embedding's words
+    with pytest.raises(IndexError, match=r"out of range for a table of 4 rows"):
+        emb(tg.tensor([6]))
+
+
 def test_embedding_init_is_standard_normal():
     tg.manual_seed(0)
     w = nn.Embedding(500, 200).weight.numpy()

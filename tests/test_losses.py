@@ -54,6 +54,18 @@ def test_ctc_loss_rejects_the_blank_as_a_label():
         F.ctc_loss(t(3, 1, 3), tg.tensor([[0, 1]]), [3], [2])
 
 
+def test_cross_entropy_none_gives_plus_zero_for_ignored_targets_in_the_logits_dtype():
+    """reduction="none": an ignored target's loss is +0 (PyTorch prints 0.0000, not -0.0000),
+    and the losses keep the logits' dtype when float64 class probabilities are the target."""
+    x = tg.tensor(np.arange(12.0).reshape(3, 4) / 7)
+    out = F.cross_entropy(x, tg.tensor([1, -100, 2]), reduction="none").numpy()
+    assert out[1] == 0 and not np.signbit(out[1])
+    x32 = tg.tensor(np.ones((2, 4), np.float32))
+    probabilities = tg.tensor(np.full((2, 4), 0.25))  # float64
+    for reduction in ("none", "sum", "mean"):
+        assert F.cross_entropy(x32, probabilities, reduction=reduction).dtype == tg.float32
+
+
 def test_binary_cross_entropy_with_logits_is_stable_for_large_logits():
     x = tg.tensor([1000.0, -1000.0, 1000.0], requires_grad=True)
     loss = F.binary_cross_entropy_with_logits(x, tg.tensor([1.0, 0.0, 0.0]), reduction="none")

@@ -207,10 +207,11 @@ def run(args) -> int:
 
     threads = blas_threads(set_to=args.threads or 1)
     torch.set_num_threads(threads)
+    seconds = 0.0 if args.tiny else args.min_seconds
     print(
         f"Course models: one training step (forward, backward, optimizer) of the same PyTorch "
         f"source on each library; median of {args.steps} steps or more (until each library's "
-        f"add up to {args.min_seconds:g} s) after {args.warmup} warm-up, "
+        f"add up to {seconds:g} s) after {args.warmup} warm-up, "
         f"taking turns, {'CPU' if threads == 1 else 'wall'} time; NumPy {np.__version__} and "
         f"PyTorch {torch.__version__}, {threads} thread(s), {os.cpu_count()} CPUs, load "
         f"average {os.getloadavg()[0]:.1f}"
@@ -221,7 +222,6 @@ def run(args) -> int:
     for name in models:
         course = MODELS[name]
         cfg = course.tiny if args.tiny else course.config
-        seconds = 0.0 if args.tiny else args.min_seconds
         result = time_pair(pair(name, cfg), args.steps, args.warmup, clock_for(threads), seconds)
         ms = {lib: statistics.median(result["times"][lib]) for lib in LIBRARIES}
         diff = abs(result["loss"]["tinygrad_norm"] - result["loss"]["torch"])

@@ -118,14 +118,17 @@ def channel_sum(a, times: float = 1.0):
     case takes.
     """
     if type(a) is np.ndarray and a.ndim == 2 and a.dtype.char in "fd":  # BLAS's types
-        return _row(a.shape[0], times, a.dtype) @ a
+        n = a.shape[0]
+        row = _row(n, times, a.dtype) if n <= 4096 else np.full((1, n), times, a.dtype)
+        return row @ a
     total = a.sum(_layout(a)[0], keepdims=True)
     return total if times == 1.0 else total * times
 
 
 @functools.lru_cache(maxsize=32)
 def _row(n: int, value: float, dtype) -> np.ndarray:
-    """A read-only (1, n) row of `value` (cached: building it costs what the product saves)."""
+    """A read-only (1, n) row of `value`, cached for batches up to 4096 (at most 1 MiB kept;
+    building a short row costs what the product saves, a long one little beside the product)."""
     row = np.full((1, n), value, dtype)
     row.flags.writeable = False
     return row
