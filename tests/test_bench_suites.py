@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tinygrad_norm.bench.course import MODELS
+from tinygrad_norm.bench.course_suite import time_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBER = r"\s+(\d+\.\d+)"
@@ -68,3 +69,27 @@ def test_bench_refuses_an_unknown_course_model():
     out = bench("--suite", "course", "--models", "resnet")
     assert out.returncode == 2
     assert "unknown course model 'resnet'" in out.stdout
+
+
+def test_time_pair_times_more_steps_until_each_library_has_min_seconds():
+    """`--min-seconds`: at least `steps` timed steps each, and more until each library's timed
+    steps add up to min_seconds (a fake clock: the steps take 1 ms and 2 ms)."""
+    now = [0.0]
+
+    class FakeRun:
+        library = "torch"  # no swapping of `torch` for a fake
+
+        def __init__(self, seconds):
+            self.seconds = seconds
+
+        def train_step(self):
+            now[0] += self.seconds
+            return 1.0
+
+    runs = {"torch": FakeRun(0.001), "tinygrad_norm": FakeRun(0.002)}
+    clock = lambda: now[0]  # noqa: E731
+    plain = time_pair(runs, steps=5, warmup=2, clock=clock)["times"]
+    assert [len(t) for t in plain.values()] == [5, 5]
+    longer = time_pair(runs, steps=5, warmup=2, clock=clock, min_seconds=0.05)["times"]
+    assert [len(t) for t in longer.values()] == [50, 50]  # the 1 ms library needs 50 steps
+    assert sum(longer["torch"]) >= 50 and longer["tinygrad_norm"][0] == pytest.approx(2.0)
