@@ -21,6 +21,7 @@ earlier node may have saved for its backward).
 (True, <ExpBackward>)
 """
 
+import functools
 import math
 
 import numpy as np
@@ -118,7 +119,14 @@ def softplus(a):
     return np.logaddexp(0, a)
 
 
-_ONES = {}  # dtype -> a 0-d array holding 1 (read only: one_like's results are never written)
+@functools.lru_cache(maxsize=64)
+def constant_array(value, shape: tuple, dtype) -> np.ndarray:
+    """A read-only array of `shape` filled with `value`, made once per (value, shape, dtype) and
+    shared: for the constants a formula multiplies by (a 1, a row of ones), which NumPy would
+    otherwise convert or build at every call. Nobody may write to it (it is read-only)."""
+    array = np.full(shape, value, dtype)
+    array.flags.writeable = False
+    return array
 
 
 def one_like(a):
@@ -127,11 +135,7 @@ def one_like(a):
     float32, one_like(out) - out*out 0.72 us."""
     if isinstance(a, GraphTensor):
         return 1
-    one = _ONES.get(a.dtype)
-    if one is None:
-        one = _ONES[a.dtype] = np.ones((), a.dtype)
-        one.flags.writeable = False
-    return one
+    return constant_array(1, (), a.dtype)
 
 
 def times_mask(a, mask):

@@ -1,14 +1,13 @@
 """Batch normalization in training mode as one node (Ioffe & Szegedy, 2015, arXiv:1502.03167):
 each channel normalized with its batch statistics, then scaled and shifted."""
 
-import functools
 import math
 
 import numpy as np
 
 from ...autograd.engine import Function
 from ...autograd.grad_mode import is_grad_enabled
-from ..xp import iadd, imul, operands
+from ..xp import constant_array, iadd, imul, operands
 
 
 class BatchNorm(Function):
@@ -118,20 +117,13 @@ def channel_sum(a, times: float = 1.0):
     case takes.
     """
     if type(a) is np.ndarray and a.ndim == 2 and a.dtype.char in "fd":  # BLAS's types
-        n = a.shape[0]
-        row = _row(n, times, a.dtype) if n <= 4096 else np.full((1, n), times, a.dtype)
+        # (a row of up to 4096 is kept, shared: building a short one costs what the product
+        # saves, a long one little beside the product)
+        n, dtype = a.shape[0], a.dtype
+        row = constant_array(times, (1, n), dtype) if n <= 4096 else np.full((1, n), times, dtype)
         return row @ a
     total = a.sum(_layout(a)[0], keepdims=True)
     return total if times == 1.0 else total * times
-
-
-@functools.lru_cache(maxsize=32)
-def _row(n: int, value: float, dtype) -> np.ndarray:
-    """A read-only (1, n) row of `value`, cached for batches up to 4096 (at most 1 MiB kept;
-    building a short row costs what the product saves, a long one little beside the product)."""
-    row = np.full((1, n), value, dtype)
-    row.flags.writeable = False
-    return row
 
 
 def _center(x, weight, eps: float, running=None):
