@@ -28,8 +28,7 @@ class FloatUnary(Function):
 
     Forward: `numpy_fn(a)` (integer and bool inputs become the default float dtype), keeping a.
     Backward: the chain rule, grad_a = grad_out * f'(a). Each subclass names its `numpy_fn` and
-    writes `derivative`, f'(a) with Tensor operations, so that it can be differentiated again
-    (where f' is another primitive, as sin' = cos, that primitive's `apply` will do).
+    writes `derivative`, f'(a) with Tensor operations, so that it can be differentiated again.
     """
 
     numpy_fn = None  # the NumPy function, e.g. np.sin

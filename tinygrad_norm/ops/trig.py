@@ -4,11 +4,9 @@ and their inverses.
 Each forward is NumPy's function (integer and bool inputs become the default float dtype, as in
 PyTorch); each class writes the derivative from calculus (`derivative`), with Tensor operations
 so that it can be differentiated again, and `FloatUnary`'s backward applies the chain rule.
-Where a derivative is itself a primitive defined above it (sin' = cos, cosh' = sinh), `derivative`
-is simply that primitive's `apply`; that is why Cos comes before Sin. Where a derivative has a
-closed form in the output (tan), the output is saved instead of the input. The inverse
-functions' derivatives come from the inverse function rule, d f^-1(y)/dy = 1 / f'(f^-1(y));
-e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
+Where a derivative has a closed form in the output (tan), the output is saved instead of the
+input. The inverse functions' derivatives come from the inverse function rule,
+d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
 """
 
 import numpy as np
@@ -16,6 +14,17 @@ import numpy as np
 from ..autograd.engine import Function
 from .elementwise import Where
 from .elementwise_more import FloatUnary, FloatUnaryOfOutput, float_array
+
+
+class Sin(FloatUnary):
+    """out = sin(a); d sin(a)/da = cos(a)."""
+
+    formula = "grad_a = grad_out * cos(a)"
+    numpy_fn = np.sin
+
+    @staticmethod
+    def derivative(a):
+        return Cos.apply(a)
 
 
 class Cos(FloatUnary):
@@ -27,14 +36,6 @@ class Cos(FloatUnary):
     @staticmethod
     def derivative(a):
         return -Sin.apply(a)
-
-
-class Sin(FloatUnary):
-    """out = sin(a); d sin(a)/da = cos(a): the derivative is the Cos primitive itself."""
-
-    formula = "grad_a = grad_out * cos(a)"
-    numpy_fn = np.sin
-    derivative = Cos.apply
 
 
 class Tan(FloatUnaryOfOutput):
@@ -133,7 +134,10 @@ class Cosh(FloatUnary):
 
     formula = "grad_a = grad_out * sinh(a)"
     numpy_fn = np.cosh
-    derivative = Sinh.apply
+
+    @staticmethod
+    def derivative(a):
+        return Sinh.apply(a)
 
 
 class Asinh(FloatUnary):
