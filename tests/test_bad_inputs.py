@@ -311,6 +311,10 @@ CASES = [
          "cross_entropy", ["(2, 3)", "(2,)", "(3,)"], ["needs class indices of shape"]),
     Case("mse_loss: shapes do not broadcast", lambda: F.mse_loss(tg.ones(2, 3), tg.ones(3, 2)),
          ValueError, "mse_loss", ["(2, 3)", "(3, 2)"], ["give the target the input's shape"]),
+    Case("l1_loss: shapes do not broadcast", lambda: F.l1_loss(tg.ones(2, 3), tg.ones(3, 2)),
+         ValueError, "l1_loss", ["input (2, 3)", "target (3, 2)"], ["target.reshape(input.shape)"]),
+    Case("normal: mean and std do not broadcast", lambda: tg.normal(tg.zeros(2), tg.ones(3)),
+         ValueError, "normal", ["mean (2,)", "std (3,)"], ["shapes that broadcast"]),
     # --- load_state_dict: every parameter is compared afterwards ------------------------------
     Case("load_state_dict: missing key",
          lambda: _load_and_check_nothing_changed(_without("1.bias")), RuntimeError,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from .broadcast import broadcast_shape
 from .creation import as_tensor
 from .devices import check as check_device
 from .random import Generator, draw_multinomial, numpy_generator
@@ -93,7 +94,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
         out_dtype = dtypes.get_default_dtype() if dtype is None else dtype
     else:
-        shape = np.broadcast_shapes(*(t.array.shape for t in tensors))
+        shape = broadcast_shape(
+            "normal",
+            *(t.array.shape for t in tensors),
+            names=("mean", "std") if len(tensors) == 2 else None,
+            fix="give mean and std shapes that broadcast, or the same shape",
+        )
         floating = [t.array.dtype for t in tensors if t.array.dtype.kind == "f"]
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")

@@ -26,17 +26,17 @@ import numpy as np
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops.shape import cat
+from ..ops.xp import exp_shift
 from .functional_loss import reduce_loss
 
 
 def _logsumexp(terms: list, like):
     """log(sum(exp(term))) of tensors of one shape; an element where every term is -inf gives
     -inf with a zero (never NaN) gradient."""
-    peak = np.maximum.reduce([t.array for t in terms])
-    dead = peak == -np.inf
-    peak = np.where(dead, 0.0, peak).astype(like.dtype)
-    total = sum((t - C.as_tensor(peak, like)).exp() for t in terms)
-    return (total.masked_fill(dead, 1.0).log() + C.as_tensor(peak, like)).masked_fill(dead, -np.inf)
+    peak = C.as_tensor(exp_shift(np.stack([t.array for t in terms]), 0, finite=True)[0], like)
+    total = sum((t - peak).exp() for t in terms)
+    dead = total.array == 0  # every term -inf: otherwise the largest adds exp(0) = 1
+    return (total.masked_fill(dead, 1.0).log() + peak).masked_fill(dead, -np.inf)
 
 
 def _as_ints(name: str, value, n: int) -> np.ndarray:

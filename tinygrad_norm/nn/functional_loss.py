@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from ..broadcast import broadcast_shape
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
@@ -74,15 +75,12 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
         t = t.to(x.dtype)
     if t.shape == x.shape:
         return x, t
-    try:
-        shape = np.broadcast_shapes(x.shape, t.shape)
-    except ValueError:
-        shape = None
-    if strict or shape is None:
+    fix = "give them the same shape (e.g. target.reshape(input.shape))"
+    if strict:
         raise ValueError(
-            f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; give "
-            "them the same shape (e.g. target.reshape(input.shape))"
+            f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; {fix}"
         )
+    shape = broadcast_shape(op, x.shape, t.shape, names=("input", "target"), fix=fix)
     warnings.warn(
         f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; they "
         f"broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "

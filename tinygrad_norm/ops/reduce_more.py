@@ -28,6 +28,7 @@ from .reduce import Max, Sum
 from .scan import _along
 from .shape import cat
 from .sort import MinMax, argsort_array, axis_for_k, axis_of, constant, take_along
+from .xp import exp_shift
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - PyTorch's names
@@ -67,8 +68,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     (held constant: it cancels), so nothing overflows. Its gradient is softmax(x)."""
     x = to_float(input)
     dims = normalize_dims("logsumexp", dim, x.ndim)
-    m = np.max(x.array, axis=dims, keepdims=True, initial=-np.inf)
-    m = np.where(np.isfinite(m), m, 0).astype(x.dtype)  # all -inf (or an inf): shift by 0
+    m = exp_shift(x.array, dims, finite=True)  # all -inf (or an inf): shift by 0
     with np.errstate(divide="ignore"):
         out = Sum.apply((x - m).exp(), dims, True).log() + m
     if keepdim or x.ndim == 0:

@@ -108,3 +108,9 @@ def sum_rows_by_index(grad: np.ndarray, index: np.ndarray, n_rows: int) -> np.nd
     starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])
     out[sorted_index[starts]] = np.add.reduceat(rows[order], starts, axis=0)
     return out
+
+
+def embedding_reference(weight, index):
+    """The lookup composed from a primitive, indexing (its backward adds the rows with
+    np.add.at): the test reference."""
+    return weight[index]
