@@ -208,10 +208,10 @@ def run(args) -> int:
     threads = blas_threads(set_to=args.threads or 1)
     torch.set_num_threads(threads)
     seconds = 0.0 if args.tiny else args.min_seconds
+    more = f" or more, until each library's steps add up to {seconds:g} s," if seconds else ""
     print(
         f"Course models: one training step (forward, backward, optimizer) of the same PyTorch "
-        f"source on each library; median of {args.steps} steps or more (until each library's "
-        f"add up to {seconds:g} s) after {args.warmup} warm-up, "
+        f"source on each library; median of {args.steps} steps{more} after {args.warmup} warm-up, "
         f"taking turns, {'CPU' if threads == 1 else 'wall'} time; NumPy {np.__version__} and "
         f"PyTorch {torch.__version__}, {threads} thread(s), {os.cpu_count()} CPUs, load "
         f"average {os.getloadavg()[0]:.1f}"
