@@ -94,12 +94,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
         out_dtype = dtypes.get_default_dtype() if dtype is None else dtype
     else:
-        shape = broadcast_shape(
-            "normal",
-            *(t.array.shape for t in tensors),
-            names=("mean", "std") if len(tensors) == 2 else None,
-            fix="give mean and std shapes that broadcast, or the same shape",
-        )
+        shape = broadcast_shape("normal", mean_a.shape, std_a.shape, names=("mean", "std"))
         floating = [t.array.dtype for t in tensors if t.array.dtype.kind == "f"]
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")

@@ -9,11 +9,10 @@ Each accepts Tensors (or NumPy arrays, which become constants) and returns a Ten
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
-from ..broadcast import broadcast_shape, broadcasts_to
+from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
@@ -27,7 +26,7 @@ from .functional_conv import __all__ as _convolutions
 from .functional_ctc import ctc_loss
 from .functional_loss import *  # noqa: F403 - the losses and distances
 from .functional_loss import __all__ as _losses
-from .functional_loss import check_reduction, legacy_reduction
+from .functional_loss import check_loss_shapes, check_reduction, legacy_reduction
 from .functional_norm import (  # shared helpers
     _constant,
     _maybe,
@@ -344,25 +343,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return total if reduction == "sum" else total / float(w_t.sum())
 
 
-def _check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple) -> None:
-    """Input and target of different shapes: an error if they cannot broadcast, else PyTorch's
-    warning, since broadcasting them is almost always a mistake ((N, 1) against (N,) gives an
-    (N, N) loss)."""
-    shape = broadcast_shape(
-        op,
-        input_shape,
-        target_shape,
-        names=("input", "target"),
-        fix="give the target the input's shape",
-    )
-    warnings.warn(
-        f"{op}: target of shape {target_shape} differs from input of shape {input_shape}; "
-        f"they broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "
-        "target.reshape(input.shape)",
-        stacklevel=3,
-    )
-
-
 def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     """Mean squared error: (input - target)^2, averaged ("mean"), summed ("sum") or not.
 
@@ -375,7 +355,7 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     if not isinstance(target, (int, float)):  # a number is every element's target
         target = C.as_tensor(target, x)
         if target.shape != x.shape:
-            _check_loss_shapes("mse_loss", x.shape, target.shape)
+            check_loss_shapes("mse_loss", x.shape, target.shape)
     diff = x - C.as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":

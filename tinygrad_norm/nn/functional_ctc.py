@@ -33,9 +33,12 @@ from .functional_loss import reduce_loss
 def _logsumexp(terms: list, like):
     """log(sum(exp(term))) of tensors of one shape; an element where every term is -inf gives
     -inf with a zero (never NaN) gradient."""
-    peak = C.as_tensor(exp_shift(np.stack([t.array for t in terms]), 0, finite=True)[0], like)
+    stacked = np.stack([t.array for t in terms])  # (n_terms, ...)
+    peak = C.as_tensor(exp_shift(stacked, 0, finite=True)[0], like)  # 0 where not finite
     total = sum((t - peak).exp() for t in terms)
-    dead = total.array == 0  # every term -inf: otherwise the largest adds exp(0) = 1
+    # every term -inf (shifted by 0) sums to 0; otherwise the largest finite term adds exp(0) = 1
+    # (and an inf term, also shifted by 0, adds inf)
+    dead = total.array == 0
     return (total.masked_fill(dead, 1.0).log() + peak).masked_fill(dead, -np.inf)
 
 

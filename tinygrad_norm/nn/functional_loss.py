@@ -75,19 +75,34 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
         t = t.to(x.dtype)
     if t.shape == x.shape:
         return x, t
-    fix = "give them the same shape (e.g. target.reshape(input.shape))"
     if strict:
         raise ValueError(
-            f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; {fix}"
+            f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; give "
+            "them the same shape (e.g. target.reshape(input.shape))"
         )
-    shape = broadcast_shape(op, x.shape, t.shape, names=("input", "target"), fix=fix)
-    warnings.warn(
-        f"{op}: target of shape {t.shape} differs from input of shape {x.shape}; they "
-        f"broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "
-        "target.reshape(input.shape)",
-        stacklevel=3,
-    )
+    shape = check_loss_shapes(op, x.shape, t.shape, stacklevel=4)
     return x.expand(*shape), t.expand(*shape)
+
+
+def check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple, stacklevel=3) -> tuple:
+    """The shape input and target of different shapes broadcast to, with PyTorch's warning
+    (broadcasting them is almost always a mistake: (N, 1) against (N,) gives an (N, N) loss),
+    or a ShapeError if they do not broadcast. `stacklevel` points the warning at the user's
+    call of the loss."""
+    shape = broadcast_shape(
+        op,
+        input_shape,
+        target_shape,
+        names=("input", "target"),
+        fix="give the target the input's shape (e.g. target.reshape(input.shape))",
+    )
+    warnings.warn(
+        f"{op}: target of shape {target_shape} differs from input of shape {input_shape}; "
+        f"they broadcast to {shape}, which is likely wrong. Give them one shape, e.g. "
+        "target.reshape(input.shape)",
+        stacklevel=stacklevel,
+    )
+    return shape
 
 
 def _constant(value, like):

@@ -408,15 +408,12 @@ def matmul(a, b):
         b = b.reshape(-1, 1)  # (k, 1)
     try:
         out = MatMul.apply(a, b)
-    except ValueError:  # only reached with two matrices or batches: no vector was promoted
-        broadcast_shape(  # raises the ShapeError that names the two batch shapes
-            "matmul",
-            a.shape[:-2],
-            b.shape[:-2],
-            names=(f"{a.shape}, batch", f"{b.shape}, batch"),
-            fix="give both the same batch sizes, or 1 where one is shared",
-        )
-        raise
+    except ValueError:
+        raise ShapeError(  # only reached with two matrices or batches: no vector was promoted
+            f"matmul: cannot multiply shapes {a.shape} and {b.shape}: their batch shapes "
+            f"{a.shape[:-2]} and {b.shape[:-2]} cannot be broadcast together (aligned from "
+            "the right, each pair of batch sizes must be equal or one of them 1)"
+        ) from None
     if vector_a:
         out = out.squeeze(-2)
     if vector_b:

@@ -111,6 +111,6 @@ def sum_rows_by_index(grad: np.ndarray, index: np.ndarray, n_rows: int) -> np.nd
 
 
 def embedding_reference(weight, index):
-    """The lookup composed from a primitive, indexing (its backward adds the rows with
-    np.add.at): the test reference."""
+    """weight[index] composed from primitives (indexing, whose backward adds the rows with
+    np.add.at): the test reference of `Embedding`."""
     return weight[index]
