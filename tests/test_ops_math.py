@@ -224,6 +224,14 @@ def test_cumsum_backward_is_a_reversed_cumsum():
     assert tg.tensor([1, 2], dtype=tg.int32).cumsum(0, dtype=tg.float64).dtype == np.float64
 
 
+def test_logsumexp_over_no_listed_dims_is_over_every_dim_as_sum():
+    x = tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    every = np.log(np.exp(x.data).sum())
+    assert x.logsumexp(()).shape == () and x.sum(()).shape == ()
+    np.testing.assert_allclose(x.logsumexp(()).data, every, rtol=1e-6)
+    np.testing.assert_allclose(x.logsumexp([], keepdim=True).data, [[every]], rtol=1e-6)
+
+
 def test_logcumsumexp_matches_numpy_and_does_not_overflow():
     x = tg.tensor([1000.0, 1000.0, -5.0, 1001.0])
     np.testing.assert_allclose(x.logcumsumexp(0).data, np.logaddexp.accumulate(x.data))

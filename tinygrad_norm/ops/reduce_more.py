@@ -19,6 +19,7 @@ from .composite import (
     amin,
     mean,
     normalize_dims,
+    reduction_dims,
     std,
     var,
 )
@@ -67,7 +68,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     """log(sum(exp(x))) over `dim`, computed as m + log(sum(exp(x - m))) with m the maximum
     (held constant: it cancels), so nothing overflows. Its gradient is softmax(x)."""
     x = to_float(input)
-    dims = normalize_dims("logsumexp", dim, x.ndim)
+    dims = reduction_dims("logsumexp", dim, x.ndim)  # () is every axis, as for sum
     m = exp_shift(x.array, dims, finite=True)  # all -inf (or an inf): shift by 0
     with np.errstate(divide="ignore"):
         out = Sum.apply((x - m).exp(), dims, True).log() + m
