@@ -120,9 +120,11 @@ def _in_float32(reduction, x, *args, **kwargs):
     return reduction(x.to(np.float32), *args, **kwargs).to(np.float16)
 
 
-def _require_floating(op: str, x) -> None:
+def _require_floating(op: str, x, error=RuntimeError) -> None:
+    """An integer or bool input of an op that needs floats: PyTorch's `error`, which says how to
+    convert (mean: RuntimeError; softmax: NotImplementedError, itself a RuntimeError)."""
     if x.dtype.kind not in "fc":
-        raise RuntimeError(
+        raise error(
             f"{op}: could not infer output dtype: the input is {x.dtype}, and {op} needs a "
             f"floating-point input (as in PyTorch); convert it first, e.g. x.float().{op}()"
         )
