@@ -224,6 +224,29 @@ def test_cumsum_backward_is_a_reversed_cumsum():
     assert tg.tensor([1, 2], dtype=tg.int32).cumsum(0, dtype=tg.float64).dtype == np.float64
 
 
+FLOAT_VALUED = {  # op: its formula in float64
+    "exp": np.exp,
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda v: 1 / np.sqrt(v),
+    "tanh": np.tanh,
+    "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+    "erf": np.vectorize(math.erf),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name", sorted(FLOAT_VALUED))
+def test_float_valued_ops_of_integers_and_bools_give_the_default_float(name, dtype):
+    # (sigmoid of ints gave zeros in the int dtype; NumPy's float16 for uint8 and bool lost digits)
+    values = np.array([0, 1, 2, 3]).astype(dtype)
+    with np.errstate(divide="ignore"):  # log(0) and 1 / sqrt(0)
+        out = getattr(tg.tensor(values), name)()
+        expected = FLOAT_VALUED[name](values.astype(np.float64))
+    assert out.dtype == tg.float32
+    np.testing.assert_allclose(out.data, expected, rtol=1e-6)
+
+
 def test_logsumexp_over_no_listed_dims_is_over_every_dim_as_sum():
     x = tg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     every = np.log(np.exp(x.data).sum())

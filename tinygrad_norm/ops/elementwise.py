@@ -140,6 +140,12 @@ class Pow(Function):
         return grad_a, grad_b
 
 
+def float_array(a: np.ndarray) -> np.ndarray:
+    """Integer and bool inputs of a float-valued op become the default float dtype, as in
+    PyTorch (NumPy would give float64, or float16 for bool and 8-bit integers)."""
+    return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
+
+
 class Exp(Function):
     """out = exp(a); its derivative is itself, so backward reuses the output."""
 
@@ -147,7 +153,7 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.exp(a)
+        out = np.exp(float_array(a))
         ctx.save_for_backward(out)
         return out
 
@@ -164,6 +170,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_array(a)
         ctx.save_for_backward(a)
         return np.log(a)
 
@@ -180,7 +187,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.sqrt(a)
+        out = np.sqrt(float_array(a))
         ctx.save_for_backward(out)
         return out
 
@@ -197,7 +204,7 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = np.tanh(a)
+        out = np.tanh(float_array(a))
         ctx.save_for_backward(out)
         return out
 
@@ -218,6 +225,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_array(a)
         out = sigmoid(a).astype(a.dtype, copy=False)
         ctx.save_for_backward(out)
         return out
@@ -274,6 +282,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx, a):
+        a = float_array(a)
         ctx.save_for_backward(a)
         return erf_array(a)
 

@@ -13,14 +13,9 @@ import math
 import numpy as np
 
 from ..autograd.engine import Function
-from ..dtypes import get_default_dtype
+from .elementwise import float_array
 from .erfinv_numpy import erfc as erfc_array
 from .erfinv_numpy import erfinv as erfinv_array
-
-
-def float_array(a: np.ndarray) -> np.ndarray:
-    """Integer and bool inputs of a float-valued op become the default float dtype (PyTorch)."""
-    return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
 
 
 class FloatUnary(Function):

@@ -12,8 +12,8 @@ d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
 import numpy as np
 
 from ..autograd.engine import Function
-from .elementwise import Where
-from .elementwise_more import FloatUnary, FloatUnaryOfOutput, float_array
+from .elementwise import Where, float_array
+from .elementwise_more import FloatUnary, FloatUnaryOfOutput
 
 
 class Sin(FloatUnary):
