@@ -36,6 +36,10 @@ class Case:
 
 
 # --- helpers for the rows that need a little set-up ---------------------------------------------
+def _u8(values):
+    return tg.tensor(values, dtype=tg.uint8)
+
+
 def _backward_twice():
     x = tg.ones(2, requires_grad=True)
     y = x.exp().sum()
@@ -359,6 +363,18 @@ CASES = [
          "softmax", ["int64"], ["x.float()"]),
     Case("log_softmax: bool tensor", lambda: F.log_softmax(tg.tensor([True, False]), 0),
          NotImplementedError, "log_softmax", ["bool"], ["x.float()"]),
+    Case("huber_loss: uint8 input", lambda: F.huber_loss(_u8([1]), _u8([2])),
+         NotImplementedError, "huber_loss", ["uint8", "(1,)"], ["F.huber_loss(input.float()"]),
+    Case("nll_loss: uint8 input", lambda: F.nll_loss(_u8([[3, 1]]), tg.tensor([0])),
+         NotImplementedError, "nll_loss", ["uint8", "(1, 2)"], ["input.float()"]),
+    Case("l1_loss: bool input", lambda: F.l1_loss(tg.tensor([True]), tg.tensor([False])),
+         NotImplementedError, "l1_loss", ["bool", "(1,)"], ["input.float()"]),
+    Case("mse_loss: integer input", lambda: F.mse_loss(tg.tensor([1, 2]), tg.tensor([1, 2])),
+         NotImplementedError, "mse_loss", ["int64", "(2,)"], ["input.float()"]),
+    Case("lerp: uint8 ends", lambda: tg.lerp(_u8([3]), _u8([1]), 0.5), NotImplementedError,
+         "lerp", ["uint8", "(1,)"], ["input.float(), end.float()"]),
+    Case("addcdiv: integer tensors", lambda: tg.addcdiv(tg.tensor([1]), tg.tensor([1]),
+         tg.tensor([0])), RuntimeError, "addcdiv", ["int64"], ["tensor1.float()"]),
     Case("sum: a dim twice", lambda: tg.ones(2, 3).sum(dim=(0, 0)), RuntimeError,
          "sum", ["(0, 0)"], ["give each dim once"]),
     Case("gradcheck: fn returns a float", lambda: tg.gradcheck(lambda x: 1.0, _leaf64()),

@@ -135,3 +135,103 @@ def test_cdist_is_every_pairwise_distance():
 def test_mistakes(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# --- integer and bool inputs: refused, never wrapped around (uint8 1 - 2 is 255) ----------------
+def _input_of(dtype):
+    return tg.tensor([[1, 0], [0, 1]]).to(dtype)
+
+
+INTEGER_INPUT_CALLS = {
+    "mse_loss": lambda x: F.mse_loss(x, tg.ones(2, 2)),
+    "l1_loss": lambda x: F.l1_loss(x, tg.ones(2, 2)),
+    "smooth_l1_loss": lambda x: F.smooth_l1_loss(x, tg.ones(2, 2)),
+    "huber_loss": lambda x: F.huber_loss(x, tg.ones(2, 2)),
+    "soft_margin_loss": lambda x: F.soft_margin_loss(x, tg.ones(2, 2)),
+    "binary_cross_entropy": lambda x: F.binary_cross_entropy(x, tg.ones(2, 2)),
+    "binary_cross_entropy_with_logits": lambda x: F.binary_cross_entropy_with_logits(
+        x, tg.ones(2, 2)
+    ),
+    "kl_div": lambda x: F.kl_div(x, tg.ones(2, 2), reduction="sum"),
+    "poisson_nll_loss": lambda x: F.poisson_nll_loss(x, tg.ones(2, 2)),
+    "gaussian_nll_loss": lambda x: F.gaussian_nll_loss(x, tg.ones(2, 2), tg.ones(2, 2)),
+    "hinge_embedding_loss": lambda x: F.hinge_embedding_loss(x, tg.ones(2, 2)),
+    "margin_ranking_loss": lambda x: F.margin_ranking_loss(x, x, tg.ones(2, 2)),
+    "cosine_embedding_loss": lambda x: F.cosine_embedding_loss(x, x, tg.ones(2)),
+    "nll_loss": lambda x: F.nll_loss(x, tg.tensor([0, 1])),
+    "cross_entropy": lambda x: F.cross_entropy(x, tg.tensor([0, 1])),
+}
+
+
+@pytest.mark.parametrize("dtype", [tg.uint8, tg.int64, tg.bool], ids=str)
+@pytest.mark.parametrize("name", list(INTEGER_INPUT_CALLS))
+def test_every_loss_refuses_an_integer_or_bool_input_naming_itself(name, dtype):
+    """PyTorch's losses refuse integer inputs (NotImplementedError or its base RuntimeError);
+    ours did arithmetic in the integer dtype: huber_loss(uint8 1, uint8 2) was 254.5."""
+    with pytest.raises(NotImplementedError) as info:
+        INTEGER_INPUT_CALLS[name](_input_of(dtype))
+    message = str(info.value)
+    assert message.startswith(f"{name}:"), message
+    assert str(dtype).removeprefix("torch.") in message and "(2, 2)" in message, message
+    assert ".float()" in message, message
+
+
+def test_the_integer_losses_of_the_sweep_raise():
+    u8 = tg.uint8
+    with pytest.raises(NotImplementedError, match="huber_loss: .* uint8"):
+        F.huber_loss(tg.tensor([1], dtype=u8), tg.tensor([2], dtype=u8))
+    with pytest.raises(NotImplementedError, match="nll_loss: .* uint8 of shape \\(1, 2\\)"):
+        F.nll_loss(tg.tensor([[3, 1]], dtype=u8), tg.tensor([0]))
+    with pytest.raises(NotImplementedError, match="l1_loss: .* bool"):  # was NumPy's TypeError
+        F.l1_loss(tg.tensor([True]), tg.tensor([False]))
+    with pytest.raises(NotImplementedError, match="mse_loss: .* int64"):  # named "mean:" before
+        F.mse_loss(tg.tensor([1, 2]), tg.tensor([1, 2]))
+
+
+TARGET_LOSSES = """mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss kl_div
+binary_cross_entropy binary_cross_entropy_with_logits poisson_nll_loss
+hinge_embedding_loss""".split()
+
+
+@pytest.mark.parametrize("dtype", [tg.uint8, tg.int64, tg.bool], ids=str)
+@pytest.mark.parametrize(
+    "loss",
+    [getattr(F, name) for name in TARGET_LOSSES],
+    ids=lambda f: f.__name__,
+)
+def test_an_integer_or_bool_target_counts_as_the_float_it_holds(loss, dtype):
+    """A float input with an integer target is fine (PyTorch promotes the target to the
+    input's dtype); a uint8 target must not wrap: soft_margin_loss's -target was 255."""
+    x = tg.tensor([[0.2, 0.7], [0.4, 0.9]], requires_grad=True)
+    target = tg.tensor([[1, 0], [0, 1]])
+    out = loss(x, target.to(dtype))
+    expected = loss(x, target.to(tg.float32))
+    assert out.dtype == tg.float32
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+
+
+# --- kl_div: PyTorch's xlogy(t, t) - t · input -------------------------------------------------
+def test_kl_div_is_xlogy_of_the_target_minus_target_times_input():
+    x = tg.tensor([0.5, 0.2, -np.inf, 0.3, 0.1, -1.5], dtype=tg.float64, requires_grad=True)
+    t = tg.tensor([-1.0, 0.0, 0.0, 0.5, np.nan, 0.25], dtype=tg.float64, requires_grad=True)
+    loss = F.kl_div(x, t, reduction="none")
+    # t log t - t x; NaN for a negative or NaN target and for 0 · (-inf); 0 · log 0 counts as 0
+    expected = [np.nan, 0.0, np.nan, 0.5 * np.log(0.5) - 0.15, np.nan, 0.25 * np.log(0.25) + 0.375]
+    np.testing.assert_allclose(loss.numpy(), expected, rtol=1e-15)
+    loss.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), -t.numpy(), rtol=1e-15)  # d/dx = -t
+    # d/dt = log t + 1 - x; -x at t = 0 (0 · log 0 sends 0); NaN where log t is
+    expected_t = [np.nan, -0.2, np.inf, np.log(0.5) + 1 - 0.3, np.nan, np.log(0.25) + 2.5]
+    np.testing.assert_allclose(t.grad.numpy(), expected_t, rtol=1e-12)
+
+
+def test_kl_div_of_a_negative_target_is_nan_not_a_number():
+    # the sweep's case: -0.4466 before (the negative target was dropped as if 0)
+    assert np.isnan(F.kl_div(tg.tensor([0.5, 0.2]), tg.tensor([-1.0, 0.5]), reduction="sum").item())
+
+
+def test_kl_div_gradchecks_at_positive_targets():
+    x = t(2, 3)
+    target = tg.tensor(rng.dirichlet(np.ones(3), 2), requires_grad=True)
+    assert tg.gradcheck(lambda a, b: F.kl_div(a, b, reduction="sum"), (x, target))
+    assert tg.gradgradcheck(lambda a, b: F.kl_div(a, b, reduction="batchmean"), (x, target))

@@ -369,3 +369,36 @@ def test_median_of_all_shares_the_gradient_among_ties_as_pytorch():
     m.backward()
     assert m.item() == 2.0
     np.testing.assert_allclose(x.grad.data, [[0, 1 / 3, 1 / 3], [0, 1 / 3, 0]], rtol=1e-6)
+
+
+# --- integer inputs PyTorch refuses (never a wrapped-around number) -----------------------------
+@pytest.mark.parametrize("dtype", [tg.uint8, tg.int64, tg.bool], ids=str)
+def test_lerp_refuses_integer_and_bool_ends_naming_them(dtype):
+    """uint8 lerp(3, 1, 0.5) was -126 (the difference 1 - 3 wrapped to 254); PyTorch raises."""
+    ints, floats = tg.tensor([3, 1]).to(dtype), tg.tensor([3.0, 1.0])
+    for start, end, name in [(ints, ints, "input"), (floats, ints, "end"), (ints, floats, "input")]:
+        with pytest.raises(NotImplementedError, match=f"lerp: .*the {name} is {str(dtype)[6:]}"):
+            tg.lerp(start, end, 0.5)
+    with pytest.raises(NotImplementedError, match="lerp: .*float"):
+        ints.lerp(ints, tg.tensor([0.5, 0.5]))
+    assert tg.lerp(floats, 1, 0.5).tolist() == [2.0, 1.0]  # a Python number end is fine
+
+
+@pytest.mark.parametrize("dtype", [tg.uint8, tg.int64, tg.bool], ids=str)
+def test_addcdiv_refuses_two_integer_tensors_as_pytorch(dtype):
+    """PyTorch refuses addcdiv of integer tensor1 and tensor2 (it once floor-divided); ours
+    returned input + tensor1 / tensor2 with an inf for a zero divisor."""
+    ints = tg.tensor([1, 0]).to(dtype)
+    for call in (
+        lambda: tg.addcdiv(ints, ints, ints),
+        lambda: tg.addcdiv(tg.ones(2), ints, ints),
+        lambda: tg.ones(2).addcdiv(ints, ints, value=2),
+        lambda: tg.ones(2).addcdiv_(ints, ints),
+    ):
+        with pytest.raises(RuntimeError, match=f"addcdiv_?: tensor1 \\({str(dtype)[6:]}\\)"):
+            call()
+    # one float operand is a true division, as in PyTorch
+    assert tg.addcdiv(tg.tensor([1, 1]), tg.tensor([1.0, 3.0]), tg.tensor([2, 4])).tolist() == [
+        1.5,
+        1.75,
+    ]

@@ -234,3 +234,71 @@ def test_ctc_loss_module_matches_pytorch():
     out = tg.nn.CTCLoss(reduction="sum")(*map(tg.tensor, args))
     tout = torch.nn.CTCLoss(reduction="sum")(*map(torch.tensor, args))
     np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's log of a negative, on purpose
+@pytest.mark.parametrize("reduction", ["sum", "none"])
+def test_kl_div_at_negative_nan_and_zero_targets(reduction):
+    """PyTorch's xlogy(t, t) - t · input: NaN for a negative or NaN target and for a zero
+    target against an infinite input (0 · inf); ours dropped them as if 0 (the sum of the
+    sweep's case was -0.4466, PyTorch's NaN)."""
+    log_q = np.array([0.5, 0.2, -np.inf, 0.3, 0.1, -1.5])
+    target = np.array([-1.0, 0.0, 0.0, 0.5, np.nan, 0.25])
+    compare("kl_div", [log_q, target], [True, False], reduction=reduction)
+    compare("kl_div", [log_q[1:], target[1:]], [True, False], reduction=reduction)
+    compare("kl_div", [log_q[3:], target[3:]], [True, True], reduction=reduction)
+    # the target's gradient also matches where it is not 0 (NaN below 0); at 0 see the README
+    ours, theirs = tg.tensor(target, requires_grad=True), torch.tensor(target, requires_grad=True)
+    F.kl_div(tg.tensor(log_q), ours, reduction="sum").backward()
+    TF.kl_div(torch.tensor(log_q), theirs, reduction="sum").backward()
+    nonzero = target != 0
+    np.testing.assert_allclose(ours.grad.numpy()[nonzero], theirs.grad.numpy()[nonzero])
+
+
+INTEGER_REFUSED = {  # the losses PyTorch refuses an integer or bool input to
+    "mse_loss": lambda lib, x: lib.nn.functional.mse_loss(x, x),
+    "l1_loss": lambda lib, x: lib.nn.functional.l1_loss(x, x),
+    "smooth_l1_loss": lambda lib, x: lib.nn.functional.smooth_l1_loss(x, x),
+    "huber_loss": lambda lib, x: lib.nn.functional.huber_loss(x, x),
+    "soft_margin_loss": lambda lib, x: lib.nn.functional.soft_margin_loss(x, x),
+    "binary_cross_entropy": lambda lib, x: lib.nn.functional.binary_cross_entropy(x, x),
+    "binary_cross_entropy_with_logits": lambda lib, x: (
+        lib.nn.functional.binary_cross_entropy_with_logits(x, x)
+    ),
+    "kl_div": lambda lib, x: lib.nn.functional.kl_div(x, x, reduction="sum"),
+    "hinge_embedding_loss": lambda lib, x: lib.nn.functional.hinge_embedding_loss(x, x),
+    "nll_loss": lambda lib, x: lib.nn.functional.nll_loss(x, lib.tensor([0, 1])),
+    "cross_entropy": lambda lib, x: lib.nn.functional.cross_entropy(x, lib.tensor([0, 1])),
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PyTorch's note on kl_div's reduction
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "bool"])
+@pytest.mark.parametrize("name", list(INTEGER_REFUSED))
+def test_integer_inputs_raise_pytorchs_error_class(name, dtype):
+    """Ours is PyTorch's class or a subclass of it (NotImplementedError is a RuntimeError)."""
+    values = np.array([[1, 0], [0, 1]]).astype(dtype)
+    with pytest.raises(Exception) as theirs:
+        INTEGER_REFUSED[name](torch, torch.tensor(values))
+    with pytest.raises(theirs.type):
+        INTEGER_REFUSED[name](tg, tg.tensor(values))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "bool"])
+@pytest.mark.parametrize(
+    "name",
+    "mse_loss l1_loss smooth_l1_loss huber_loss soft_margin_loss poisson_nll_loss "
+    "hinge_embedding_loss".split(),
+)
+def test_float_input_with_an_integer_target_matches_pytorch(name, dtype):
+    """PyTorch promotes an integer target to the input's dtype; a uint8 target used to wrap
+    around in soft_margin_loss's -target (25.85 where PyTorch gives 0.6456)."""
+    x = np.array([[0.5, 0.2], [-0.3, 0.9]], dtype=np.float32)
+    target = np.array([[1, 0], [0, 1]]).astype(dtype)
+    ours = getattr(F, name)(tg.tensor(x), tg.tensor(target))
+    try:
+        theirs = getattr(TF, name)(torch.tensor(x), torch.tensor(target))
+    except RuntimeError:  # l1_loss and a bool target: "-" of a bool; ours takes it as 0 and 1
+        theirs = getattr(TF, name)(torch.tensor(x), torch.tensor(target.astype(np.float32)))
+    assert str(ours.dtype) == str(theirs.dtype)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)

@@ -419,3 +419,30 @@ def test_activations_at_nan_and_infinities(name, kwargs):
 def test_hardswish_of_minus_infinity_is_0():
     """A deliberate difference: PyTorch computes x * relu6(x + 3) / 6 = -inf * 0 = NaN there."""
     assert tg.nn.functional.hardswish(tg.tensor([-np.inf])).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "bool"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib, a, b: lib.lerp(a, a, 0.5),
+        lambda lib, a, b: lib.lerp(b, a, 0.5),
+        lambda lib, a, b: lib.lerp(a, b, 0.5),
+        lambda lib, a, b: lib.addcdiv(a, a, a),
+        lambda lib, a, b: lib.addcdiv(b, a, a),
+        lambda lib, a, b: a.addcdiv(a, a),
+    ],
+)
+def test_integer_lerp_and_addcdiv_raise_pytorchs_error_class(fn, dtype):
+    """Ours is PyTorch's class or a subclass of it (NotImplementedError is a RuntimeError)."""
+    ints, floats = np.array([3, 0]).astype(dtype), np.array([1.0, 2.0], np.float32)
+    with pytest.raises(Exception) as theirs:
+        fn(torch, torch.tensor(ints), torch.tensor(floats))
+    with pytest.raises(theirs.type):
+        fn(tg, tg.tensor(ints), tg.tensor(floats))
+
+
+def test_addcdiv_with_one_float_operand_matches_pytorch():
+    ints, floats = np.array([3, 1]), np.array([2.0, 4.0], np.float32)
+    assert_same(lambda lib, a, b: lib.addcdiv(a, b, a, value=2), ints, floats, grad=False)
+    assert_same(lambda lib, a, b: lib.addcdiv(a, a, b), ints, floats, grad=False)

@@ -26,7 +26,7 @@ from .functional_conv import __all__ as _convolutions
 from .functional_ctc import ctc_loss
 from .functional_loss import *  # noqa: F403 - the losses and distances
 from .functional_loss import __all__ as _losses
-from .functional_loss import check_loss_shapes, check_reduction, legacy_reduction
+from .functional_loss import check_loss_input, check_loss_shapes, check_reduction, legacy_reduction
 from .functional_norm import (  # shared helpers
     _constant,
     _maybe,
@@ -87,8 +87,10 @@ def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorc
     >>> cross_entropy(tg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), tg.tensor([0, 2]))
     tensor(0.6691)
     """
+    x = as_tensor(input)
+    check_loss_input("cross_entropy", x)
     target = target if isinstance(target, Tensor) else as_tensor(np.asarray(target))
-    return _fused_cross_entropy(as_tensor(input), target, weight, **options)
+    return _fused_cross_entropy(x, target, weight, **options)
 
 
 def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
@@ -311,6 +313,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     tensor(2.5000)
     """
     x = as_tensor(input)
+    check_loss_input("nll_loss", x)
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
     reduction = legacy_reduction(size_average, reduce, reduction)  # PyTorch's old flags
     check_reduction("nll_loss", reduction)
@@ -352,6 +355,7 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
     """
     check_reduction("mse_loss", reduction)
     x = as_tensor(input)
+    check_loss_input("mse_loss", x)
     if not isinstance(target, (int, float)):  # a number is every element's target
         target = C.as_tensor(target, x)
         if target.shape != x.shape:

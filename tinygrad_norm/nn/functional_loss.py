@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 REDUCTIONS = ("none", "mean", "sum")
+_FIX_TWO = "F.{}(input1.float(), input2.float(), target)"  # the losses of two inputs
 
 
 def legacy_reduction(size_average, reduce, reduction: str) -> str:
@@ -70,8 +71,9 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
     almost always a mistake ((N, 1) against (N,) gives an (N, N) loss).
     """
     x = as_tensor(input)
+    check_loss_input(op, x)
     t = C.as_tensor(target, x)
-    if t.dtype != x.dtype and t.dtype.kind == "f":
+    if t.dtype != x.dtype:  # an integer or bool target counts in the input's dtype, as PyTorch's
         t = t.to(x.dtype)
     if t.shape == x.shape:
         return x, t
@@ -82,6 +84,17 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
         )
     shape = check_loss_shapes(op, x.shape, t.shape, stacklevel=4)
     return x.expand(*shape), t.expand(*shape)
+
+
+def check_loss_input(op: str, *inputs, fix=None) -> None:
+    """Refuse an integer or bool input, as PyTorch's losses do (NotImplementedError, or its
+    base RuntimeError): uint8 differences wrap around (1 - 2 = 255) and bools do not subtract.
+    A dtype test, no pass over the data. `fix` shows the converted call; two inputs are
+    input1 and input2."""
+    fix = fix or f"F.{op}(input.float(), target)"
+    names = ["input"] if len(inputs) == 1 else [f"input{i + 1}" for i in range(len(inputs))]
+    for name, x in zip(names, inputs):
+        C._require_floating(op, x, NotImplementedError, fix, name)
 
 
 def check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple, stacklevel=3) -> tuple:
@@ -170,8 +183,10 @@ def binary_cross_entropy_with_logits(  # noqa: A002 - PyTorch's names
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002 - PyTorch's names
-    """Kullback-Leibler divergence KL(target || q), input = log q:
-    t · (log t - input), or exp(t) · (t - input) when log_target; 0 where t = 0.
+    """Kullback-Leibler divergence KL(target || q), input = log q, PyTorch's formula:
+    xlogy(t, t) - t · input, or exp(t) · (t - input) when log_target. xlogy(t, t) = t · log t,
+    and 0 at t = 0, so a zero target adds 0 (unless input is ±inf: 0 · inf is NaN, as in
+    PyTorch); a negative or NaN target gives NaN.
 
     reduction "batchmean" divides the sum by the batch size (the true KL per sample); "mean",
     PyTorch's default, divides by the number of elements.
@@ -185,9 +200,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = t.exp() * (t - x)
     else:
-        positive = t.array > 0
-        safe = t.masked_fill(~positive, 1.0)  # log(1) = 0: no -inf, no NaN gradient
-        loss = (t * (safe.log() - x)).masked_fill(~positive, 0.0)
+        safe = t.masked_fill(t.array == 0, 1.0)  # log(1) = 0: no -inf, no NaN gradient at 0
+        with np.errstate(invalid="ignore"):  # log(t < 0) and 0 · inf: NaN, silently as PyTorch
+            loss = t * safe.log() - t * x
     if reduction == "batchmean":
         return loss.sum() / (x.shape[0] if x.ndim else 1)
     return reduce_loss("kl_div", loss, reduction)
@@ -303,6 +318,7 @@ def margin_ranking_loss(
 ):
     """max(0, -target · (input1 - input2) + margin): target 1 wants input1 ranked higher."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
+    check_loss_input("margin_ranking_loss", x1, x2, fix=_FIX_TWO.format("margin_ranking_loss"))
     y = _constant(target, x1)
     if not x1.ndim == x2.ndim == y.ndim:
         raise RuntimeError(
@@ -345,6 +361,7 @@ def cosine_embedding_loss(
     """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1;
     cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
+    check_loss_input("cosine_embedding_loss", x1, x2, fix=_FIX_TWO.format("cosine_embedding_loss"))
     y = as_tensor(target).array
     if y.ndim > 1 or x1.ndim != y.ndim + 1 or x2.ndim != y.ndim + 1:
         raise RuntimeError(

@@ -120,13 +120,16 @@ def _in_float32(reduction, x, *args, **kwargs):
     return reduction(x.to(np.float32), *args, **kwargs).to(np.float16)
 
 
-def _require_floating(op: str, x, error=RuntimeError) -> None:
+def _require_floating(op: str, x, error=RuntimeError, fix=None, name="input") -> None:
     """An integer or bool input of an op that needs floats: PyTorch's `error`, which says how to
-    convert (mean: RuntimeError; softmax: NotImplementedError, itself a RuntimeError)."""
+    convert (mean: RuntimeError; softmax: NotImplementedError, itself a RuntimeError). `fix`
+    shows the converted call (x.float().op() unless given), `name` is the argument x is. A
+    dtype test: no pass over x."""
     if x.dtype.kind not in "fc":
         raise error(
-            f"{op}: could not infer output dtype: the input is {x.dtype}, and {op} needs a "
-            f"floating-point input (as in PyTorch); convert it first, e.g. x.float().{op}()"
+            f"{op}: could not infer output dtype: the {name} is {x.dtype} of shape {x.shape}, and "
+            f"{op} needs a floating-point input (as in PyTorch); convert it first, e.g. "
+            f"{fix or f'x.float().{op}()'}"
         )
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.engine import GraphTensor
 from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
-from .composite import as_tensor, maximum, promote_pair
+from .composite import _require_floating, as_tensor, maximum, promote_pair
 from .elementwise import Where
 from .elementwise_more import Fmod, Log1p, Remainder
 from .rounding import RoundedDiv, SignOf, Trunc
@@ -127,8 +127,13 @@ def lerp(input, end, weight):  # noqa: A002
     """input + weight * (end - input), linear interpolation from input (weight 0) to end (1).
 
     As PyTorch, for |weight| >= 0.5 it is computed as end - (end - input) * (1 - weight), which
-    gives exactly `end` at weight 1.
+    gives exactly `end` at weight 1. Integer or bool ends are refused, as PyTorch does (a uint8
+    difference would wrap around).
     """
+    for name, v in (("input", input), ("end", end)):
+        if isinstance(v, GraphTensor):
+            fix = "tg.lerp(input.float(), end.float(), weight)"
+            _require_floating("lerp", v, NotImplementedError, fix, name)
     start, end = pair("lerp", input, end)
     diff = end - start
     if not isinstance(weight, GraphTensor):

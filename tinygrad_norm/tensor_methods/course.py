@@ -21,6 +21,20 @@ from __future__ import annotations
 from .. import dtypes
 
 
+def _refuse_integer_division(op: str, tensor1, tensor2) -> None:
+    """PyTorch's RuntimeError for an addcdiv of two integer (or bool) tensors: it used to
+    divide them rounding toward zero, and now refuses rather than silently change the result."""
+    kinds = [t.dtype.kind if hasattr(t, "dtype") else "i" if isinstance(t, int) else "f"
+             for t in (tensor1, tensor2)]  # fmt: skip
+    if all(kind in "biu" for kind in kinds):
+        raise RuntimeError(
+            f"{op}: tensor1 ({tensor1.dtype if hasattr(tensor1, 'dtype') else 'int'}) and "
+            f"tensor2 ({tensor2.dtype if hasattr(tensor2, 'dtype') else 'int'}) are both "
+            "integers (or bools), and addcdiv of integers is not supported (as in PyTorch); "
+            f"convert one to float first, e.g. x.{op}(tensor1.float(), tensor2)"
+        )
+
+
 def _in_place(op: str, out_of_place):
     """The method `x.op()` of no arguments: `out_of_place(x)`, written back into x."""
 
@@ -114,6 +128,7 @@ class CourseMethods:
 
     def addcdiv_(self, tensor1, tensor2, *, value=1):
         """self += value * tensor1 / tensor2 (Adam's update: `p.addcdiv_(m, denom, value=-lr)`)."""
+        _refuse_integer_division("addcdiv_", tensor1, tensor2)
         return self._change_in_place(
             "addcdiv_", lambda t: t + value * (tensor1 / tensor2), tensor1, tensor2
         )
@@ -126,4 +141,5 @@ class CourseMethods:
         return self + value * (tensor1 * tensor2)
 
     def addcdiv(self, tensor1, tensor2, *, value=1):
+        _refuse_integer_division("addcdiv", tensor1, tensor2)
         return self + value * (tensor1 / tensor2)
