@@ -3,6 +3,7 @@ shapes and gradients against plain NumPy. The op table (`testing/op_cases_math.p
 gradcheck, gradgradcheck and NumPy-formula checks of every op."""
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -402,3 +403,74 @@ def test_addcdiv_refuses_two_integer_tensors_as_pytorch(dtype):
         1.5,
         1.75,
     ]
+
+
+# --- integer and bool inputs: PyTorch's result dtypes, checked against plain Python ---------------
+def test_masked_fill_keeps_the_dtype_and_converts_the_value():
+    mask = tg.tensor([True, False, True])
+    flags = tg.tensor([True, False, False])
+    assert flags.masked_fill(mask, 2).dtype == tg.bool  # bool(2) is True
+    assert flags.masked_fill(mask, 2).tolist() == [True, False, True]
+    assert tg.tensor([1, 2, 3]).masked_fill(mask, -2.7).tolist() == [-2, 2, -2]  # trunc(-2.7)
+    small = tg.tensor([1, 2, 3], dtype=tg.uint8).masked_fill(mask, -1)
+    assert small.dtype == tg.uint8 and small.tolist() == [255, 2, 255]  # -1 mod 256
+    assert flags.clone().masked_fill_(mask, 0).tolist() == [False, False, False]
+    x = tg.zeros(3)
+    value = tg.tensor(2.0, dtype=tg.float64, requires_grad=True)
+    out = x.masked_fill(mask, value)  # float32, and the gradient reaches the value tensor
+    assert out.dtype == tg.float32 and out.tolist() == [2.0, 0.0, 2.0]
+    out.sum().backward()
+    assert value.grad.item() == 2.0 and value.grad.dtype == tg.float64
+
+
+def test_hardtanh_and_relu6_of_integers_stay_integer():
+    x = tg.tensor([-2, 1, 7], dtype=tg.int32)
+    assert tg.nn.functional.relu6(x).dtype == tg.int32
+    assert tg.nn.functional.relu6(x).tolist() == [0, 1, 6]
+    assert tg.nn.functional.hardtanh(x, -0.5, 2.5).tolist() == [0, 1, 2]  # limits 0 and 2
+    assert nn.ReLU6()(tg.tensor([9], dtype=tg.uint8)).tolist() == [6]
+
+
+@pytest.mark.parametrize("dtype", [tg.uint8, tg.int8, tg.int16, tg.int32, tg.bool])
+def test_sum_of_integers_is_exact_int64(dtype):
+    values = [[100, 27, 1], [0, 120, 1]] if dtype != tg.bool else [[1, 0, 1], [1, 1, 0]]
+    x = tg.tensor(values, dtype=dtype)
+    assert x.sum().dtype == tg.int64 and x.sum().item() == sum(map(sum, values))
+    assert x.sum(0).tolist() == [a + b for a, b in zip(*values)]
+    if dtype != tg.bool:  # PyTorch's trace refuses bool
+        assert x[:, :2].trace().dtype == tg.int64
+
+
+def test_uint8_sum_does_not_wrap_and_is_not_uint64():
+    x = tg.tensor([200, 100], dtype=tg.uint8)
+    assert x.sum().item() == 300 and x.sum().dtype == tg.int64
+
+
+def test_square_of_bool_counts_as_an_integer():
+    y = tg.square(tg.tensor([True, False]))
+    assert y.dtype == tg.int64 and y.tolist() == [1, 0]
+
+
+def test_full_like_wraps_negative_values_into_unsigned_dtypes():
+    like = tg.tensor([1, 2], dtype=tg.uint8)
+    assert tg.full_like(like, -1).tolist() == [255, 255]
+    assert tg.full_like(like, -255).tolist() == [1, 1]
+    assert tg.full((2,), -1, dtype=tg.uint8).tolist() == [255, 255]
+    assert tg.full_like(like, 2.7).tolist() == [2, 2]
+    assert like.clone().fill_(-2).tolist() == [254, 254]
+    with pytest.raises(RuntimeError, match="full_like"):
+        tg.full_like(like, -256)  # beyond one wrap: PyTorch refuses too
+
+
+def test_integer_power_truncates_the_exact_rational_toward_zero():
+    """a ** b for b < 0 is the fraction 1 / a^|b|; PyTorch truncates it toward zero (and gives 0
+    for 0 ** negative), never NumPy's "Integers to negative integer powers" error."""
+    bases = [-3, -2, -1, 0, 1, 2, 5]
+    exponents = [-3, -2, -1, 0, 1, 2]
+    a = tg.tensor([[p for _ in exponents] for p in bases])
+    b = tg.tensor([exponents for _ in bases])
+    expected = [
+        [0 if p == 0 and e < 0 else math.trunc(Fraction(p) ** e) for e in exponents] for p in bases
+    ]
+    assert (a**b).tolist() == expected and (a**b).dtype == tg.int64
+    assert tg.pow(2, tg.tensor([-1, 3])).tolist() == [0, 8]

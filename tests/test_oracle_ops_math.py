@@ -446,3 +446,108 @@ def test_addcdiv_with_one_float_operand_matches_pytorch():
     ints, floats = np.array([3, 1]), np.array([2.0, 4.0], np.float32)
     assert_same(lambda lib, a, b: lib.addcdiv(a, b, a, value=2), ints, floats, grad=False)
     assert_same(lambda lib, a, b: lib.addcdiv(a, a, b), ints, floats, grad=False)
+
+
+# --- integer and bool inputs: the result dtype is PyTorch's --------------------------------------
+def assert_same_error(fn, *arrays):
+    """Both libraries refuse `fn` with the same exception class."""
+    caught = []
+    for lib in (tg, torch):
+        with pytest.raises(Exception) as info:
+            run(lib, fn, arrays, grad=False)
+        caught.append(type(info.value))
+    assert caught[0] is caught[1], caught
+
+
+def _mask(lib, x):
+    return lib.tensor(np.arange(x.numel()).reshape(tuple(x.shape)) % 2 == 0)
+
+
+@pytest.mark.parametrize(
+    "values, value",
+    [
+        (np.array([True, False, True]), 2),  # stays bool: True, as PyTorch's bool(2)
+        (np.array([True, False, True]), 0),
+        (np.array([True, False, True]), 2.5),
+        (np.array([1, 2, 3]), 2.7),  # int64: the value is truncated to 2
+        (np.array([1, 2, 3]), -2.7),
+        (np.array([1, 2, 3], np.uint8), -1),  # wraps to 255, as PyTorch
+        (np.array([1.0, 2.0, 3.0]), -np.inf),
+    ],
+    ids=str,
+)
+def test_masked_fill_keeps_the_tensors_dtype(values, value):
+    def fn(lib, x):
+        return x.masked_fill(_mask(lib, x), value), x.clone().masked_fill_(_mask(lib, x), value)
+
+    assert_same(fn, values, grad=False)
+
+
+def test_masked_fill_casts_a_0d_value_tensor_and_refuses_overflow():
+    def fn(lib, x):
+        return x.masked_fill(_mask(lib, x), lib.tensor(2.7)), x.masked_fill(_mask(lib, x), True)
+
+    assert_same(fn, np.array([1, 2, 3]), grad=False)
+    assert_same(lambda lib, x: x.masked_fill(_mask(lib, x), lib.tensor(3.0, dtype=lib.float64)),
+                np.array([1.0, 2.0], np.float32))  # fmt: skip
+    assert_same_error(lambda lib, x: x.masked_fill(_mask(lib, x), 300), np.array([1], np.uint8))
+    assert_same_error(lambda lib, x: x.masked_fill(_mask(lib, x), np.inf), np.array([1, 2]))
+    assert_same_error(lambda lib, x: x.masked_fill(_mask(lib, x), lib.tensor([3, 4])), np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_clamping_activations_keep_integer_dtypes(dtype):
+    def fn(lib, x):
+        return lib.nn.functional.relu6(x), lib.nn.functional.hardtanh(x, 0.5, 2.5)
+
+    assert_same(fn, np.array([0, 1, 7, 3], dtype))
+    if dtype != np.uint8:
+        assert_same(lambda lib, x: lib.nn.functional.hardtanh(x, -1.5), np.array([-2, 1, 7], dtype))
+    else:  # PyTorch refuses negative limits for an unsigned tensor
+        assert_same_error(lambda lib, x: lib.nn.functional.hardtanh(x), np.array([1], dtype))
+    assert_same_error(lambda lib, x: lib.nn.functional.relu6(x), np.array([True]))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.int64, np.bool_])
+def test_sums_and_traces_of_integers_and_bools_are_int64(dtype):
+    x = np.array([[200, 100, 1], [0, 120, 1], [1, 1, 100]]).astype(dtype)
+    assert_same(lambda lib, x: (x.sum(), x.sum(0), lib.sum(x, 1, keepdim=True)), x)
+    if dtype == np.bool_:
+        assert_same_error(lambda lib, x: x.trace(), x)
+    else:
+        assert_same(lambda lib, x: (x.trace(), lib.trace(x)), x)
+
+
+def test_square_of_bool_is_int64():
+    assert_same(lambda lib, x: (lib.square(x), x.square(), x**2), np.array([True, False]))
+
+
+def test_full_and_full_like_convert_the_value_as_pytorch():
+    def fn(lib, x):
+        return (
+            lib.full_like(x, -1),  # 255
+            lib.full_like(x, 2.7),
+            lib.full((2,), -255, dtype=lib.uint8),
+            lib.full_like(x, -1, dtype=lib.int8),
+            x.clone().fill_(-3),
+        )
+
+    assert_same(fn, np.array([1, 2], np.uint8))
+    assert_same_error(lambda lib, x: lib.full_like(x, 256), np.array([1], np.uint8))
+    assert_same_error(lambda lib, x: lib.full_like(x, 200), np.array([1], np.int8))
+    assert_same_error(lambda lib, x: lib.full((1,), 2**40, dtype=lib.int32), np.array([1]))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_integer_powers_with_negative_integer_exponents(dtype):
+    a = np.array([2, 1, -1, -1, 0, 3], dtype)
+    b = np.array([-1, -2, -3, -2, -1, 2], dtype)
+    assert_same(lambda lib, a, b: (lib.pow(a, b), a**b, a.pow(b), 2**b), a, b)
+    assert_same(lambda lib, a, b: a**b, np.array([2, 1], np.uint8), np.array([-1, 2]))
+    assert_same_error(lambda lib, a: a**-1, a)  # a negative number exponent: refused
+    assert_same_error(lambda lib, a: a.pow(-2), a)
+
+
+def test_abs_of_bool_is_not_implemented():
+    assert_same_error(lambda lib, x: x.abs(), np.array([True]))
+    assert_same_error(lambda lib, x: lib.abs(x), np.array([True]))

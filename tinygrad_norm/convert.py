@@ -6,6 +6,8 @@ bools stay bool; NumPy arrays and Tensors keep their dtype; `dtype=` overrides a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import dtypes
@@ -95,3 +97,41 @@ def _has_typed_leaf(data) -> bool:
     while isinstance(data, (list, tuple)) and data:
         data = data[0]
     return isinstance(data, (GraphTensor, np.ndarray, np.generic))
+
+
+_FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32, np.float64)}
+
+
+def number_as(op: str, value, dtype: np.dtype) -> np.ndarray:
+    """A Python number as a 0-d array of `dtype`, checked as PyTorch converts a fill value
+    (`full`, `full_like`, `fill_`, `masked_fill`): a float is truncated toward zero for an
+    integer dtype, a negative int wraps into an unsigned dtype (-1 is 255 in uint8, down to
+    -255), and a value out of range is an error, never a silent wrap or inf.
+
+    >>> number_as("full", -1, np.dtype(np.uint8)), number_as("full", 2.7, np.dtype(np.int64))
+    (array(255, dtype=uint8), array(2))
+    """
+    if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(dtype)
+        if isinstance(value, (float, np.floating)):
+            fits = info.min <= value <= info.max  # NaN and inf fit nowhere
+            value = int(value) if fits else value
+        else:
+            value = int(value)
+            fits = info.min <= value <= info.max
+            if not fits and info.min == 0 and -info.max <= value < 0:
+                value, fits = value % (info.max + 1), True  # two's complement, as PyTorch
+        if not fits:
+            raise _overflow(op, value, dtype, f"[{info.min}, {info.max}]")
+    elif dtype.kind == "f" and isinstance(value, (int, float, np.number)):
+        biggest = _FLOAT_MAX.get(dtype, math.inf)
+        if biggest < abs(value) < math.inf:  # inf and NaN go in as they are
+            raise _overflow(op, value, dtype, f"[{-biggest:.6g}, {biggest:.6g}] and +-inf")
+    return np.asarray(value, dtype=dtype)
+
+
+def _overflow(op: str, value, dtype: np.dtype, limits: str) -> RuntimeError:
+    return RuntimeError(
+        f"{op}: value {value!r} cannot be converted to {dtype} without overflow: {dtype} holds "
+        f"{limits} (as in PyTorch); use a value in that range, or a wider dtype"
+    )

@@ -9,6 +9,7 @@ take `generator=` (a `tg.Generator`; the global generator when omitted).
 import numpy as np
 
 from . import dtypes
+from .convert import number_as
 from .devices import check as check_device
 from .ops.shape import integer_sizes
 from .random import numpy_generator
@@ -82,12 +83,14 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     check_device("full", device)
     if dtype is None:
         dtype = _float(None) if isinstance(fill_value, float) else np.asarray(fill_value).dtype
-        dtype = np.int64 if np.dtype(dtype).kind in "iu" else dtype
+        dtype = np.int64 if np.dtype(dtype).kind in "iuO" else dtype  # O: an int beyond int64
     if not isinstance(fill_value, (bool, int, float, complex, np.number, np.bool_, Tensor)):
         raise TypeError(
             f"full: fill_value must be a number (or a 0-d tensor), got "
             f"{type(fill_value).__name__} {fill_value!r}"
         )
+    if not isinstance(fill_value, Tensor):  # -1 in uint8 is 255, 300 an error, as PyTorch
+        fill_value = number_as("full", fill_value, np.dtype(dtype))
     return _new(np.full(_shape("full", (size,), None), fill_value, dtype), None, requires_grad)
 
 
@@ -102,8 +105,14 @@ def ones_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+    """A tensor of t's shape and dtype (or `dtype`) filled with `fill_value`, which is
+    converted as PyTorch does: `tg.full_like(uint8_tensor, -1)` holds 255."""
     check_device("full_like", device)
-    return _new(np.full_like(np.asarray(t), fill_value), dtype, requires_grad)
+    like = np.asarray(t)
+    dtype = like.dtype if dtype is None else np.dtype(dtype)
+    if not isinstance(fill_value, Tensor):
+        fill_value = number_as("full_like", fill_value, dtype)
+    return _new(np.full(like.shape, fill_value, dtype), None, requires_grad)
 
 
 def empty_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:

@@ -113,14 +113,36 @@ def softsign(input):  # noqa: A002
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
-    """x clipped to [min_val, max_val]; gradient 1 strictly inside, 0 outside and at the ends."""
+    """x clipped to [min_val, max_val]; gradient 1 strictly inside, 0 outside and at the ends.
+
+    An integer input stays integer, as in PyTorch (the limits are truncated toward zero:
+    hardtanh of int64 [-2, 1, 7] with -0.5, 2.5 is [0, 1, 2]); a bool input is refused.
+    """
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
-    x = _float(input)
+    x = as_tensor(input)
+    if x.dtype.kind in "biu":
+        return _clip_integers(x, min_val, max_val)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
     inside = (x.array > min_val) & (x.array < max_val)
     return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
+
+
+def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
+    """hardtanh of an integer tensor: np.clip, in x's dtype (no gradient: x cannot need one)."""
+    if x.dtype.kind == "b":
+        raise RuntimeError(
+            "hardtanh: bool inputs are not supported (as in PyTorch); convert first, "
+            "e.g. x.long() or x.float()"
+        )
+    if x.dtype.kind == "u" and min_val < 0:
+        raise RuntimeError(
+            f"hardtanh: cannot clip an unsigned {x.dtype} tensor to negative limits (min_val "
+            f"{min_val}), as in PyTorch; use min_val >= 0 (relu6 does) or convert first, "
+            "e.g. x.long()"
+        )
+    return Tensor._make(np.clip(x.array, min_val, max_val).astype(x.array.dtype))
 
 
 def relu6(input, inplace=False):  # noqa: A002

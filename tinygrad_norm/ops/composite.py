@@ -15,7 +15,7 @@ import numpy as np
 
 from ..autograd.engine import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
-from ..convert import to_array
+from ..convert import number_as, to_array
 from ..dtypes import get_default_dtype
 from .elementwise import Where
 from .elementwise_more import Maximum, Minimum
@@ -101,8 +101,12 @@ def _count(shape: tuple, dims) -> int:
 
 # --- reductions ---------------------------------------------------------------------------------
 def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+    """The sum over `dim` (every axis when None). As in PyTorch, the sum of any integer or
+    bool dtype is int64 (NumPy's own sum of uint8 is uint64), and float16 sums in float32."""
     if x.array.dtype == np.float16:
         return _in_float32(sum, x, dim, keepdim)
+    if x.array.dtype.kind == "u":
+        x = x.to(np.int64)
     return Sum.apply(x, reduction_dims("sum", dim, x.ndim), keepdim)
 
 
@@ -311,11 +315,28 @@ def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
 
 
 def masked_fill(x, mask, value):
-    """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask)."""
+    """`value` where `mask` is True, `x` elsewhere (e.g. -inf above a causal mask).
+
+    As in PyTorch, `value` (a number or a 0-d tensor) takes x's dtype: the result has x's
+    dtype (a bool tensor stays bool, an int64 one filled with 2.7 gets 2), so the in-place
+    `masked_fill_` works on every dtype. A tensor `value` receives the gradient of the places
+    it fills.
+    """
     mask = np.array(mask.array if isinstance(mask, GraphTensor) else mask)  # a copy, as in where
     _require_bool("masked_fill", "mask", mask, "True where value goes")
     broadcast_shape("masked_fill", mask.shape, x.shape, names=("mask", "tensor"))
-    return where(mask, value, x)
+    if isinstance(value, np.ndarray):
+        value = x._make(np.array(value))
+    if isinstance(value, GraphTensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"masked_fill only supports a 0-dimensional value tensor, but got one of shape "
+                f"{tuple(value.shape)}; for a value per element use tg.where(mask, value, x)"
+            )
+        value = value if value.dtype == x.dtype else value.to(x.dtype)
+    else:
+        value = x._make(number_as("masked_fill", value, x.array.dtype))
+    return Where.apply(mask, value, x)
 
 
 def maximum(a, b):

@@ -116,6 +116,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+            return integer_power(a, b)  # integers never need a gradient
         out = np.power(a, b)
         ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
         return out
@@ -144,6 +146,23 @@ def float_array(a: np.ndarray) -> np.ndarray:
     """Integer and bool inputs of a float-valued op become the default float dtype, as in
     PyTorch (NumPy would give float64, or float16 for bool and 8-bit integers)."""
     return a.astype(get_default_dtype()) if a.dtype.kind in "biu" else a
+
+
+def integer_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a ** b of integer arrays, as PyTorch: a negative exponent gives 1 / a^|b| truncated
+    toward zero, that is 1 for a = 1, (-1)^b for a = -1 and 0 for any other a (0 too), where
+    NumPy raises "Integers to negative integer powers are not allowed".
+
+    >>> integer_power(np.array([2, 1, -1, -1, 3]), np.array([-1, -2, -3, -2, 2]))
+    array([ 0,  1, -1,  1,  9])
+    """
+    negative = b < 0
+    if not negative.any():
+        return np.power(a, b)
+    out = np.power(a, np.where(negative, 0, b))
+    minus_one_to_b = np.where(b % 2 == 0, 1, -1)
+    tiny = np.where(a == 1, 1, np.where(a == -1, minus_one_to_b, 0))  # 1 / a^|b|, truncated
+    return np.where(negative, tiny, out).astype(out.dtype, copy=False)
 
 
 class Exp(Function):
@@ -263,6 +282,11 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype == np.bool_:
+            raise NotImplementedError(
+                "abs: not implemented for bool tensors (as in PyTorch); a bool is its own "
+                "absolute value, or convert first, e.g. x.long().abs()"
+            )
         ctx.save_for_backward(np.sign(a))
         return np.abs(a)
 

@@ -114,7 +114,8 @@ def reciprocal(x):
 
 
 def square(x):
-    return x * x
+    """x * x; a bool x gives int64, as PyTorch's x ** 2 (bool * bool would stay bool)."""
+    return x * x if x.dtype.kind != "b" else x.long() * x.long()
 
 
 def hypot(input, other):  # noqa: A002

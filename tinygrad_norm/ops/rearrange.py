@@ -221,7 +221,12 @@ def trace(input):  # noqa: A002
     """The sum of the main diagonal of a matrix: sum_i x[i, i] (a 0-d tensor)."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix (2-D), got shape {input.shape}")
-    return diagonal(input).sum()
+    if input.dtype.kind == "b":
+        raise NotImplementedError(
+            "trace: not implemented for bool tensors (as in PyTorch); convert first, "
+            "e.g. x.long().trace()"
+        )
+    return diagonal(input).sum()  # int64 for any integer dtype, as PyTorch (see sum)
 
 
 _diagonal = diagonal  # diag's argument is called `diagonal` too (PyTorch's name)

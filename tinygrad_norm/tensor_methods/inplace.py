@@ -35,6 +35,7 @@ import numpy as np
 from ..autograd.engine import GraphTensor
 from ..autograd.features import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..convert import number_as
 from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
 from ..ops.elementwise import Where
@@ -127,6 +128,8 @@ class InPlaceMethods:
         return self._fill("zero_", 0)
 
     def _fill(self, op: str, value):
+        if isinstance(value, (bool, int, float)):  # -1 fills a uint8 tensor with 255, as PyTorch
+            value = self._make(number_as(op, value, self.array.dtype))
         value = C.as_tensor(value, self)
         return self._change_in_place(op, lambda t: _replace(t, value.to(t.dtype)), value)
 

@@ -9,7 +9,7 @@ would only pass its arguments on, it is that function itself (`tril = C.tril`: `
 from __future__ import annotations
 
 from ..ops import composite as C
-from ..ops.elementwise import Abs, Erf, Exp, Log, Pow, Relu, Sigmoid, Sqrt, Tanh
+from ..ops.elementwise import Abs, Erf, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 
 
 def method_of(fn):
@@ -33,7 +33,7 @@ class PointwiseMethods:
         return 1 / Sqrt.apply(self)
 
     def pow(self, exponent):
-        return self._binary(Pow, exponent)
+        return self**exponent  # Tensor.__pow__ (which refuses int ** negative int)
 
     tanh, sigmoid, relu = method_of(Tanh), method_of(Sigmoid), method_of(Relu)
     erf, abs = method_of(Erf), method_of(Abs)
