@@ -551,3 +551,16 @@ def test_integer_powers_with_negative_integer_exponents(dtype):
 def test_abs_of_bool_is_not_implemented():
     assert_same_error(lambda lib, x: x.abs(), np.array([True]))
     assert_same_error(lambda lib, x: lib.abs(x), np.array([True]))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["leaky_relu", "elu", "selu", "celu", "silu", "softplus", "mish", "hardsigmoid", "hardswish",
+     "logsigmoid", "glu"],
+)  # fmt: skip
+@pytest.mark.parametrize("values", [np.array([-2, 1]), np.array([True, False])], ids=str)
+def test_float_only_activations_refuse_integers_and_bools(name, values):
+    """PyTorch has no integer kernel for these: NotImplementedError (they returned float32)."""
+    assert_same_error(lambda lib, x: getattr(lib.nn.functional, name)(x), values)
+    with pytest.raises(NotImplementedError, match=f"{name}: .*x.float()"):
+        getattr(tg.nn.functional, name)(tg.tensor(values))

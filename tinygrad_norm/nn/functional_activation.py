@@ -47,6 +47,18 @@ def _float(input) -> Tensor:  # noqa: A002
     return x if x.dtype.kind == "f" else x.float()
 
 
+def _floating_only(op: str, input) -> Tensor:  # noqa: A002
+    """The input of an activation PyTorch defines for floating dtypes only: an integer or bool
+    tensor is its NotImplementedError, not a silent conversion."""
+    x = as_tensor(input)
+    if x.dtype.kind not in "fc":
+        raise NotImplementedError(
+            f"{op}: not implemented for {x.dtype} tensors (as in PyTorch): it needs a "
+            f"floating-point input; convert first, e.g. F.{op}(x.float())"
+        )
+    return x
+
+
 def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
     return np.asarray(values, dtype=like.dtype)
 
@@ -59,7 +71,7 @@ def _nonpositive(x: Tensor) -> Tensor:
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
-    x = _float(input)
+    x = _floating_only("leaky_relu", input)
     return Where.apply(x.array > 0, x, x * negative_slope)
 
 
@@ -70,30 +82,30 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     >>> elu(tg.tensor([-1.0, 2.0]))
     tensor([-0.6321,  2.0000])
     """
-    x = _float(input)
+    x = _floating_only("elu", input)
     return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x)) * alpha)
 
 
 def selu(input, inplace=False):  # noqa: A002
     """scale * elu(x, alpha) with PyTorch's constants alpha = 1.6733, scale = 1.0507."""
-    return elu(input, SELU_ALPHA) * SELU_SCALE
+    return elu(_floating_only("selu", input), SELU_ALPHA) * SELU_SCALE
 
 
 def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise: elu with a slope of 1 at 0."""
-    x = _float(input)
+    x = _floating_only("celu", input)
     return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
 
 
 def silu(input, inplace=False):  # noqa: A002
     """x * sigmoid(x), also called swish."""
-    x = _float(input)
+    x = _floating_only("silu", input)
     return x * x.sigmoid()
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
-    x = _float(input)
+    x = _floating_only("softplus", input)
     bx = x * beta
     linear = bx.array > threshold
     safe = Where.apply(linear, np.zeros((), x.dtype), bx)  # no exp of a large number
@@ -102,7 +114,7 @@ def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
 
 def mish(input, inplace=False):  # noqa: A002
     """x * tanh(softplus(x)) (Misra, 2019)."""
-    x = _float(input)
+    x = _floating_only("mish", input)
     return x * softplus(x).tanh()
 
 
@@ -152,7 +164,7 @@ def relu6(input, inplace=False):  # noqa: A002
 
 def hardsigmoid(input, inplace=False):  # noqa: A002
     """0 for x <= -3, 1 for x >= 3, x / 6 + 1/2 between (a piecewise-linear sigmoid)."""
-    x = _float(input)
+    x = _floating_only("hardsigmoid", input)
     inside = (x.array > -3) & (x.array < 3)
     return Where.apply(inside, x / 6 + 0.5, _constant(np.clip(x.array / 6 + 0.5, 0, 1), x))
 
@@ -163,7 +175,7 @@ def hardswish(input, inplace=False):  # noqa: A002
     NOTE: at the kinks x = -3 and x = 3 the slope is taken from the outer piece (0 and 1), as
     PyTorch's backward does.
     """
-    x = _float(input)
+    x = _floating_only("hardswish", input)
     inside = ~((x.array <= -3) | (x.array >= 3))
     x_inside = Where.apply(inside, x, np.zeros((), x.dtype))  # no inf * 0 in the unused piece
     middle = x_inside * (x_inside + 3) / 6
@@ -173,7 +185,7 @@ def hardswish(input, inplace=False):  # noqa: A002
 def logsigmoid(input):  # noqa: A002
     """log(sigmoid(x)) = -softplus(-x), as x - log(1 + e^x) for x < 0 and -log(1 + e^-x) for
     x >= 0: each piece only exponentiates a number <= 0, so nothing overflows."""
-    x = _float(input)
+    x = _floating_only("logsigmoid", input)
     negative = x - Log1p.apply(x.clamp(max=0).exp())
     positive = -Log1p.apply((-x.clamp(min=0)).exp())
     return Where.apply(x.array < 0, negative, positive)
@@ -196,7 +208,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 def glu(input, dim=-1):  # noqa: A002
     """a * sigmoid(b), where a and b are the two halves of the input along `dim` (Dauphin et
     al., 2017). The size along `dim` must be even; the output has half of it."""
-    x = _float(input)
+    x = _floating_only("glu", input)
     if x.ndim == 0:
         raise RuntimeError("glu: does not take a 0-d tensor: there is no dim to halve")
     size = x.shape[dim]
