@@ -564,3 +564,19 @@ def test_float_only_activations_refuse_integers_and_bools(name, values):
     assert_same_error(lambda lib, x: getattr(lib.nn.functional, name)(x), values)
     with pytest.raises(NotImplementedError, match=f"{name}: .*x.float()"):
         getattr(tg.nn.functional, name)(tg.tensor(values))
+
+
+def test_sum_and_prod_take_a_dtype_and_keep_it():
+    """dtype= converts first and the result stays in it (int32 is not widened to int64)."""
+
+    def fn(lib, x):
+        return (
+            x.sum(dtype=lib.int32),
+            lib.sum(x, 0, dtype=lib.float64),
+            x.prod(dtype=lib.int32),
+            lib.prod(x, 1, keepdim=True, dtype=lib.int32),
+            (x > 1).sum(dtype=lib.float16),
+        )
+
+    assert_same(fn, np.array([[1, 2], [3, 4]]))
+    assert_same(lambda lib, x: x.sum(dtype=lib.float64), np.array([1.5, 2.5], np.float32))

@@ -101,8 +101,8 @@ def clamp(x, min=None, max=None):  # noqa: A002
 clip = clamp
 
 
-def sum(x, dim=None, keepdim=False):  # noqa: A001
-    return _t(x).sum(dim, keepdim)
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    return _t(x).sum(dim, keepdim, dtype=dtype)
 
 
 def mean(x, dim=None, keepdim=False):

@@ -100,9 +100,22 @@ def _count(shape: tuple, dims) -> int:
 
 
 # --- reductions ---------------------------------------------------------------------------------
-def sum(x, dim=None, keepdim=False):  # noqa: A001 - PyTorch's name
+# The dtypes whose NumPy sum already has PyTorch's dtype (int8..int32 and bool give int64).
+_SUMS_AS_IN_PYTORCH = frozenset(
+    np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32, np.int16, np.int8, bool)
+)
+
+
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's name
     """The sum over `dim` (every axis when None). As in PyTorch, the sum of any integer or
-    bool dtype is int64 (NumPy's own sum of uint8 is uint64), and float16 sums in float32."""
+    bool dtype is int64 (NumPy's own sum of uint8 is uint64), and float16 sums in float32;
+    `dtype=` converts the input first and gives the sum in that dtype."""
+    if dtype is None and x.array.dtype in _SUMS_AS_IN_PYTORCH:  # NOTE: the common case first
+        return Sum.apply(x, reduction_dims("sum", dim, x.ndim), keepdim)
+    if dtype is not None:
+        x = x.to(dtype)
+        out = sum(x, dim, keepdim)
+        return out if out.dtype == x.dtype else out.to(x.dtype)
     if x.array.dtype == np.float16:
         return _in_float32(sum, x, dim, keepdim)
     if x.array.dtype.kind == "u":

@@ -33,10 +33,13 @@ from .xp import exp_shift
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - PyTorch's names
-    """The product of all elements, or along `dim` (integers and bools give int64)."""
+    """The product of all elements, or along `dim` (integers and bools give int64; `dtype=`
+    converts the input first and gives the product in that dtype, as PyTorch)."""
     x = input
     if dtype is not None:
-        x = x.to(dtype)
+        x = input.to(dtype)
+        out = prod(x, dim, keepdim)
+        return out if out.dtype == x.dtype else out.to(x.dtype)
     if dim is None:
         x, axis = x.reshape(-1), 0
         keepdim_shape = (1,) * input.ndim

@@ -15,8 +15,8 @@ from ..ops.fused.softmax import softmax as fused_softmax
 class ReductionMethods:
     __slots__ = ()
 
-    def sum(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.sum(self, dim, _keep(keepdim, keepdims))
+    def sum(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+        return C.sum(self, dim, _keep(keepdim, keepdims), dtype=dtype)
 
     def mean(self, dim=None, keepdim=False, *, keepdims=None):
         return C.mean(self, dim, _keep(keepdim, keepdims))
