@@ -474,3 +474,11 @@ def test_integer_power_truncates_the_exact_rational_toward_zero():
     ]
     assert (a**b).tolist() == expected and (a**b).dtype == tg.int64
     assert tg.pow(2, tg.tensor([-1, 3])).tolist() == [0, 8]
+
+
+def test_arithmetic_with_a_small_negative_number_wraps_unsigned_tensors_modulo_256():
+    u = tg.tensor([1, 2, 200], dtype=tg.uint8)
+    assert (u - 3).tolist() == [(v - 3) % 256 for v in [1, 2, 200]]
+    assert (u + (-1)).dtype == tg.uint8
+    with pytest.raises(RuntimeError, match=r"300 cannot be converted to uint8.*\[0, 255\]"):
+        u + 300  # noqa: B018 - the error is the point

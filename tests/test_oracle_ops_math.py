@@ -580,3 +580,26 @@ def test_sum_and_prod_take_a_dtype_and_keep_it():
 
     assert_same(fn, np.array([[1, 2], [3, 4]]))
     assert_same(lambda lib, x: x.sum(dtype=lib.float64), np.array([1.5, 2.5], np.float32))
+
+
+def test_small_negative_numbers_wrap_into_unsigned_tensors():
+    """u - 3 and u + (-1) on uint8 wrap modulo 256 (NumPy raised OverflowError for -1); a
+    number beyond one wrap is refused (PyTorch's result for u + 300 is not even consistent:
+    u + 300 and torch.add(u, 300) differ)."""
+
+    def fn(lib, u):
+        v = u.clone()
+        v[0] = -1  # 255
+        w = u.clone()
+        w[1] = 2.7  # 2
+        mask = lib.tensor([True, False])
+        return u + (-1), u - 3, u.add(-1, alpha=2), lib.where(mask, u, -1), v, w
+
+    assert_same(fn, np.array([1, 2], np.uint8))
+    assert_same_error(lambda lib, u: lib.where(lib.tensor([True, False]), u, 300),
+                      np.array([1, 2], np.uint8))  # fmt: skip
+
+    def put_300(lib, u):
+        u[0] = 300
+
+    assert_same_error(put_300, np.array([1, 2], np.uint8))

@@ -34,7 +34,12 @@ def as_tensor(x, like):
     if isinstance(x, GraphTensor):
         return x
     if isinstance(x, (bool, int, float)):
-        return like._make(np.asarray(x, dtype=scalar_dtype(x, like.array.dtype)))
+        dtype = scalar_dtype(x, like.array.dtype)
+        try:
+            return like._make(np.asarray(x, dtype=dtype))
+        except OverflowError:  # an int beyond an integer dtype: -1 beside uint8 is 255, as
+            # PyTorch's u - 1; 300 is an error naming the range (PyTorch's result is undefined)
+            return like._make(number_as("a number beside a tensor", x, dtype))
     return like._make(to_array(x, None))
 
 

@@ -174,6 +174,8 @@ class InPlaceMethods:
         ints, rest = ints_first(normalize_index(index))
         if isinstance(value, GraphTensor):
             value = value.to(self.dtype) if value.dtype != self.dtype else value
+        elif isinstance(value, (bool, int, float)):  # -1 into uint8 is 255, as PyTorch
+            value = number_as("x[index] = value", value, self.array.dtype)
         else:
             value = np.asarray(value, dtype=self.dtype)
 
