@@ -133,5 +133,5 @@ def number_as(op: str, value, dtype: np.dtype) -> np.ndarray:
 def _overflow(op: str, value, dtype: np.dtype, limits: str) -> RuntimeError:
     return RuntimeError(
         f"{op}: value {value!r} cannot be converted to {dtype} without overflow: {dtype} holds "
-        f"{limits} (as in PyTorch); use a value in that range, or a wider dtype"
+        f"{limits}; use a value in that range, or a wider dtype"
     )

@@ -150,7 +150,7 @@ def _require_floating(op: str, x, error=RuntimeError, fix=None, name="input") ->
     if x.dtype.kind not in "fc":
         raise error(
             f"{op}: could not infer output dtype: the {name} is {x.dtype} of shape {x.shape}, and "
-            f"{op} needs a floating-point input (as in PyTorch); convert it first, e.g. "
+            f"{op} needs a floating-point input; convert it first, e.g. "
             f"{fix or f'x.float().{op}()'}"
         )
 
