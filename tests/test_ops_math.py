@@ -3,6 +3,7 @@ shapes and gradients against plain NumPy. The op table (`testing/op_cases_math.p
 gradcheck, gradgradcheck and NumPy-formula checks of every op."""
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -482,3 +483,24 @@ def test_arithmetic_with_a_small_negative_number_wraps_unsigned_tensors_modulo_2
     assert (u + (-1)).dtype == tg.uint8
     with pytest.raises(RuntimeError, match=r"300 cannot be converted to uint8.*\[0, 255\]"):
         u + 300  # noqa: B018 - the error is the point
+
+
+def test_number_conversions_after_review():
+    # a float16 tensor takes any float in x[i] = v, as PyTorch: -1e9 is -inf (fp16 masking)
+    x = tg.zeros(3, dtype=tg.float16)
+    with np.errstate(over="ignore"):
+        x[0] = -1e9
+    assert x.data[0] == -np.inf
+    # a NumPy float narrower than the tensor's dtype goes in without an overflow warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tg.full((2,), np.float32(2.5), dtype=tg.float64).data.tolist() == [2.5, 2.5]
+    # hardtanh's limits are truncated toward zero first: -0.5 is 0 for a uint8 tensor
+    clipped = F.hardtanh(tg.tensor(np.array([0, 1, 7], np.uint8)), -0.5, 2.5)
+    assert clipped.dtype == tg.uint8 and clipped.data.tolist() == [0, 1, 2]
+    # a NumPy integer exponent is refused like a Python one
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        tg.tensor([1, 2]) ** np.int64(-1)
+    # None is not a fill value (np.asarray(None, float32) would be NaN)
+    with pytest.raises(TypeError, match="masked_fill: the value must be a number"):
+        tg.zeros(2).masked_fill(tg.tensor([True, False]), None)

@@ -111,6 +111,8 @@ def number_as(op: str, value, dtype: np.dtype) -> np.ndarray:
     >>> number_as("full", -1, np.dtype(np.uint8)), number_as("full", 2.7, np.dtype(np.int64))
     (array(255, dtype=uint8), array(2))
     """
+    if not isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        raise TypeError(f"{op}: the value must be a number, got {type(value).__name__} {value!r}")
     if dtype.kind in "iu" and not isinstance(value, (bool, np.bool_)):
         info = np.iinfo(dtype)
         if isinstance(value, (float, np.floating)):
@@ -125,7 +127,7 @@ def number_as(op: str, value, dtype: np.dtype) -> np.ndarray:
             raise _overflow(op, value, dtype, f"[{info.min}, {info.max}]")
     elif dtype.kind == "f" and isinstance(value, (int, float, np.number)):
         biggest = _FLOAT_MAX.get(dtype, math.inf)
-        if biggest < abs(value) < math.inf:  # inf and NaN go in as they are
+        if biggest < abs(float(value)) < math.inf:  # inf and NaN go in as they are
             raise _overflow(op, value, dtype, f"[{-biggest:.6g}, {biggest:.6g}] and +-inf")
     return np.asarray(value, dtype=dtype)
 

@@ -349,7 +349,8 @@ class Tensor(
         return self._binary(Div, other, reverse=True)
 
     def __pow__(self, other):
-        if type(other) is int and other < 0 and self.array.dtype.kind in "biu":
+        negative_int = isinstance(other, (int, np.integer)) and not isinstance(other, bool)
+        if negative_int and other < 0 and self.array.dtype.kind in "biu":
             raise RuntimeError(
                 f"pow: integers to negative integer powers are not allowed (as in PyTorch): "
                 f"{self.dtype} tensor ** {other}; convert first, e.g. x.float() ** {other}"

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import fused
+from ..ops.composite import require_floating
 from ..ops.elementwise import Where
 from ..ops.elementwise_more import Expm1, Log1p
 from ..tensor import Tensor
@@ -51,11 +52,7 @@ def _floating_only(op: str, input) -> Tensor:  # noqa: A002
     """The input of an activation PyTorch defines for floating dtypes only: an integer or bool
     tensor is its NotImplementedError, not a silent conversion."""
     x = as_tensor(input)
-    if x.dtype.kind not in "fc":
-        raise NotImplementedError(
-            f"{op}: not implemented for {x.dtype} tensors (as in PyTorch): it needs a "
-            f"floating-point input; convert first, e.g. F.{op}(x.float())"
-        )
+    require_floating(op, x, NotImplementedError, f"F.{op}(x.float())")
     return x
 
 
@@ -148,7 +145,7 @@ def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
             "hardtanh: bool inputs are not supported (as in PyTorch); convert first, "
             "e.g. x.long() or x.float()"
         )
-    if x.dtype.kind == "u" and min_val < 0:
+    if x.dtype.kind == "u" and int(min_val) < 0:  # the limits are truncated toward 0 first
         raise RuntimeError(
             f"hardtanh: cannot clip an unsigned {x.dtype} tensor to negative limits (min_val "
             f"{min_val}), as in PyTorch; use min_val >= 0 (relu6 does) or convert first, "

@@ -94,7 +94,7 @@ def check_loss_input(op: str, *inputs, fix=None) -> None:
     fix = fix or f"F.{op}(input.float(), target)"
     names = ["input"] if len(inputs) == 1 else [f"input{i + 1}" for i in range(len(inputs))]
     for name, x in zip(names, inputs):
-        C._require_floating(op, x, NotImplementedError, fix, name)
+        C.require_floating(op, x, NotImplementedError, fix, name)
 
 
 def check_loss_shapes(op: str, input_shape: tuple, target_shape: tuple, stacklevel=3) -> tuple:

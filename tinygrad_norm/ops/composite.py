@@ -129,7 +129,7 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
 
 
 def mean(x, dim=None, keepdim=False):
-    _require_floating("mean", x)
+    require_floating("mean", x)
     if x.array.dtype == np.float16:
         return _in_float32(mean, x, dim, keepdim)
     dims = reduction_dims("mean", dim, x.ndim)
@@ -142,15 +142,15 @@ def _in_float32(reduction, x, *args, **kwargs):
     return reduction(x.to(np.float32), *args, **kwargs).to(np.float16)
 
 
-def _require_floating(op: str, x, error=RuntimeError, fix=None, name="input") -> None:
+def require_floating(op: str, x, error=RuntimeError, fix=None, name="input") -> None:
     """An integer or bool input of an op that needs floats: PyTorch's `error`, which says how to
     convert (mean: RuntimeError; softmax: NotImplementedError, itself a RuntimeError). `fix`
     shows the converted call (x.float().op() unless given), `name` is the argument x is. A
     dtype test: no pass over x."""
     if x.dtype.kind not in "fc":
         raise error(
-            f"{op}: could not infer output dtype: the {name} is {x.dtype} of shape {x.shape}, and "
-            f"{op} needs a floating-point input; convert it first, e.g. "
+            f"{op}: the {name} is {x.dtype} of shape {x.shape}, and {op} needs a floating-point "
+            "input; convert it first, e.g. "
             f"{fix or f'x.float().{op}()'}"
         )
 
@@ -165,7 +165,7 @@ def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):
 
 
 def _var(op, x, dim, unbiased, keepdim, correction):
-    _require_floating(op, x)
+    require_floating(op, x)
     if x.dtype == np.float16:
         return _in_float32(lambda t: _var(op, t, dim, unbiased, keepdim, correction), x)
     dims = reduction_dims(op, dim, x.ndim)

@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.engine import GraphTensor
 from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
-from .composite import _require_floating, as_tensor, maximum, promote_pair
+from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Where
 from .elementwise_more import Fmod, Log1p, Remainder
 from .rounding import RoundedDiv, SignOf, Trunc
@@ -134,7 +134,7 @@ def lerp(input, end, weight):  # noqa: A002
     for name, v in (("input", input), ("end", end)):
         if isinstance(v, GraphTensor):
             fix = "tg.lerp(input.float(), end.float(), weight)"
-            _require_floating("lerp", v, NotImplementedError, fix, name)
+            require_floating("lerp", v, NotImplementedError, fix, name)
     start, end = pair("lerp", input, end)
     diff = end - start
     if not isinstance(weight, GraphTensor):

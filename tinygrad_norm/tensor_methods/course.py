@@ -18,20 +18,22 @@ tensor([1.5000, 4.0000])
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 
 
 def _refuse_integer_division(op: str, tensor1, tensor2) -> None:
     """PyTorch's RuntimeError for an addcdiv of two integer (or bool) tensors: it used to
     divide them rounding toward zero, and now refuses rather than silently change the result."""
-    kinds = [t.dtype.kind if hasattr(t, "dtype") else "i" if isinstance(t, int) else "f"
-             for t in (tensor1, tensor2)]  # fmt: skip
-    if all(kind in "biu" for kind in kinds):
+    dtype1, dtype2 = (
+        np.asarray(t.array if hasattr(t, "array") else t).dtype for t in (tensor1, tensor2)
+    )
+    if dtype1.kind in "biu" and dtype2.kind in "biu":
         raise RuntimeError(
-            f"{op}: tensor1 ({tensor1.dtype if hasattr(tensor1, 'dtype') else 'int'}) and "
-            f"tensor2 ({tensor2.dtype if hasattr(tensor2, 'dtype') else 'int'}) are both "
-            "integers (or bools), and addcdiv of integers is not supported (as in PyTorch); "
-            f"convert one to float first, e.g. x.{op}(tensor1.float(), tensor2)"
+            f"{op}: tensor1 ({dtype1}) and tensor2 ({dtype2}) are both integers (or bools), and "
+            "addcdiv of integers is not supported (as in PyTorch); convert one to float "
+            f"first, e.g. x.{op}(tensor1.float(), tensor2)"
         )
 
 

@@ -174,8 +174,9 @@ class InPlaceMethods:
         ints, rest = ints_first(normalize_index(index))
         if isinstance(value, GraphTensor):
             value = value.to(self.dtype) if value.dtype != self.dtype else value
-        elif isinstance(value, (bool, int, float)):  # -1 into uint8 is 255, as PyTorch
-            value = number_as("x[index] = value", value, self.array.dtype)
+        elif isinstance(value, (bool, int, float)) and self.array.dtype.kind in "biu":
+            value = number_as("x[index] = value", value, self.array.dtype)  # -1 in uint8: 255
+            # (a float tensor takes any float, as PyTorch: -1e9 in float16 is -inf)
         else:
             value = np.asarray(value, dtype=self.dtype)
 

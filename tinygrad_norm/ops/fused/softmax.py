@@ -10,7 +10,7 @@ gradients.
 import numpy as np
 
 from ...autograd.engine import Function
-from ..composite import _require_floating, normalize_dims
+from ..composite import normalize_dims, require_floating
 from ..xp import data, exp, exp_, masked_fill_, max_shifted, operands
 
 
@@ -172,11 +172,11 @@ def log_softmax_reference(x, dim):
 
 def softmax(x, dim):
     """softmax along `dim`, as one fused node (see `Softmax`)."""
-    _require_floating("softmax", x, NotImplementedError)
+    require_floating("softmax", x, NotImplementedError)
     return Softmax.apply(x, dim=dim)
 
 
 def log_softmax(x, dim):
     """log_softmax along `dim`, as one fused node (see `LogSoftmax`)."""
-    _require_floating("log_softmax", x, NotImplementedError)
+    require_floating("log_softmax", x, NotImplementedError)
     return LogSoftmax.apply(x, dim=dim)
