@@ -349,8 +349,8 @@ class Tensor(
         return self._binary(Div, other, reverse=True)
 
     def __pow__(self, other):
-        negative_int = isinstance(other, (int, np.integer)) and not isinstance(other, bool)
-        if negative_int and other < 0 and self.array.dtype.kind in "biu":
+        integer_tensor = self.array.dtype.kind in "biu"  # (tested first: a float x ** 2 is common)
+        if integer_tensor and isinstance(other, (int, np.integer)) and other < 0:
             raise RuntimeError(
                 f"pow: integers to negative integer powers are not allowed (as in PyTorch): "
                 f"{self.dtype} tensor ** {other}; convert first, e.g. x.float() ** {other}"
