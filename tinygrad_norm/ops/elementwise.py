@@ -32,6 +32,14 @@ class Add(Function):
         return grad_output, grad_output
 
 
+def _bool_minus(op: str) -> RuntimeError:
+    """PyTorch's error for the - operator on bool tensors (NumPy's TypeError names no op)."""
+    return RuntimeError(
+        f"{op}: the - operator on bool tensors is not supported (as in PyTorch); to invert a "
+        "mask use ~mask or mask.logical_not(), or convert first, e.g. x.long()"
+    )
+
+
 class Sub(Function):
     """out = a - b"""
 
@@ -39,7 +47,12 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return a - b
+        try:
+            return a - b
+        except TypeError:
+            if a.dtype == b.dtype == np.bool_:  # NumPy refuses bool - bool
+                raise _bool_minus("sub") from None
+            raise
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -54,7 +67,12 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return -a
+        try:
+            return -a
+        except TypeError:
+            if a.dtype == np.bool_:  # NumPy refuses -bool
+                raise _bool_minus("neg") from None
+            raise
 
     @staticmethod
     def backward(ctx, grad_output):
