@@ -21,6 +21,7 @@ from . import utils
 from .creation import as_tensor as _as_tensor
 from .devices import CPU
 from .devices import check as check_device
+from .ops.composite import require_floating
 from .tensor import Tensor
 
 _noted = set()
@@ -55,8 +56,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
     between the edges of a 1-D tensor `bins`. Returns `(hist, bin_edges)`, both of input's
     floating dtype; the last bin includes its right edge, as NumPy and PyTorch."""
     x = _as_tensor(input).array
-    if x.dtype.kind != "f":
-        raise RuntimeError(f"histogram: input must be floating point, got {x.dtype}")
+    require_floating("histogram", x, NotImplementedError, "tg.histogram(x.float(), bins)")
     edges = bins.array if isinstance(bins, Tensor) else bins
     w = None if weight is None else _as_tensor(weight).array
     hist, edges = np.histogram(x, edges, range=range, weights=w, density=density)
@@ -67,8 +67,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:  # noqa: A002 - PyTorch's na
     """Counts in `bins` equal bins between `min` and `max` (both 0: the data's min and max);
     values outside are ignored. Floating, input's dtype."""
     x = _as_tensor(input).array
-    if x.dtype.kind != "f":
-        raise RuntimeError(f"histc: input must be floating point, got {x.dtype}")
+    require_floating("histc", x, NotImplementedError, "tg.histc(x.float())")
     low, high = (min, max) if min != max or x.size == 0 else (x.min(), x.max())
     if low == high:  # all values equal: PyTorch widens the range by 1 on each side
         low, high = low - 1, high + 1

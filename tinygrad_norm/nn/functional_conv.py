@@ -16,6 +16,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import conv as conv_ops
+from ..ops.composite import require_floating
 from ..ops.fused.conv import conv as fused_conv
 
 __all__ = [
@@ -56,8 +57,7 @@ def _batched(op: str, input, n_space: int, pooling=False):  # noqa: A002 - PyTor
             f"{op}: expected a {n_space + 2}-d input (N, C, {_axes(n_space)}) or a "
             f"{n_space + 1}-d unbatched one, got shape {x.shape}"
         )
-    if x.dtype.kind != "f":
-        raise RuntimeError(f"{op}: expected a floating input, got {x.dtype}; use .float()")
+    require_floating(op, x, NotImplementedError, f"F.{op}(x.float(), ...)")
     empty_ok = x.shape[0] == 0 or (x.shape[1] == 0 and not pooling)
     if 0 in x.shape[1 if pooling else 2 :] and not empty_ok:
         raise RuntimeError(

@@ -13,6 +13,7 @@ from ..broadcast import broadcasts_to
 from ..creation import as_tensor
 from ..ops import fused
 from ..ops import shape as S
+from ..ops.composite import require_floating
 from ..tensor import Tensor
 
 
@@ -52,6 +53,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     tensor([[0.8485, 1.1314]])
     """
     x = as_tensor(input)
+    require_floating("rms_norm", x, NotImplementedError, "F.rms_norm(x.float(), normalized_shape)")
     shape = _normalized_shape("rms_norm", x, normalized_shape)
     if eps is None:
         eps = float(np.finfo(x.dtype).eps)
