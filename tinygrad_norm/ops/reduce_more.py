@@ -86,14 +86,14 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
 def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
     """(var, mean) over `dim`, as torch.var_mean."""
     x = input
-    require_floating("var_mean", x)  # (var's own check would name var)
+    require_floating("var_mean", x, fix="tg.var_mean(x.float())")  # (var would name var)
     return var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
     """(std, mean) over `dim`, as torch.std_mean."""
     x = input
-    require_floating("std_mean", x)
+    require_floating("std_mean", x, fix="tg.std_mean(x.float())")
     return std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim)
 
 
