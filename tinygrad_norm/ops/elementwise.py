@@ -134,9 +134,10 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-            return integer_power(a, b)  # integers never need a gradient
-        out = np.power(a, b)
+        try:
+            out = np.power(a, b)
+        except ValueError:  # NumPy refuses integers to negative integer powers; PyTorch does not
+            return integer_power(a, b)  # (integers never need a gradient)
         ctx.save_for_backward(a, b, out if ctx.needs_input_grad[1] else None)
         return out
 
@@ -175,8 +176,6 @@ def integer_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     array([ 0,  1, -1,  1,  9])
     """
     negative = b < 0
-    if not negative.any():
-        return np.power(a, b)
     out = np.power(a, np.where(negative, 0, b))
     minus_one_to_b = np.where(b % 2 == 0, 1, -1)
     tiny = np.where(a == 1, 1, np.where(a == -1, minus_one_to_b, 0))  # 1 / a^|b|, truncated

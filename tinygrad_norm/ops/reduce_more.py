@@ -17,6 +17,7 @@ from .composite import (
     ValuesIndices,
     amax,
     amin,
+    in_dtype,
     mean,
     normalize_dims,
     reduction_dims,
@@ -38,9 +39,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - PyTorch
     converts the input first and gives the product in that dtype, as PyTorch)."""
     x = input
     if dtype is not None:
-        x = input.to(dtype)
-        out = prod(x, dim, keepdim)
-        return out if out.dtype == x.dtype else out.to(x.dtype)
+        return in_dtype(prod, x, dtype, dim, keepdim)
     if dim is None:
         x, axis = x.reshape(-1), 0
         keepdim_shape = (1,) * input.ndim
