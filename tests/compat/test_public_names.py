@@ -25,11 +25,14 @@ def as_torch():
 
 @pytest.mark.parametrize("module", sorted(NAMES))
 def test_the_module_path_and_its_names_still_work(as_torch, module):
-    imported = importlib.import_module(module)
+    if module == "torch.Tensor":  # the class's methods and attributes, not a module
+        imported = importlib.import_module("torch").Tensor
+    else:
+        imported = importlib.import_module(module)
     missing = [name for name in NAMES[module] if not hasattr(imported, name)]
     assert not missing, f"{module} lost {missing}"
 
 
 def test_every_top_level_name_is_listed():
-    assert len(NAMES["torch"]) > 400
+    assert len(NAMES["torch"]) > 250
     assert all(hasattr(tg, name) for name in NAMES["torch"])
