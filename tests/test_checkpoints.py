@@ -14,7 +14,7 @@ import pytest
 import tinygrad_norm as tg
 from tinygrad_norm.cli import main
 from tinygrad_norm.cli import train as train_command
-from tinygrad_norm.data import AddDigits, SortDigits
+from tinygrad_norm.datasets import AddDigits, SortDigits
 from tinygrad_norm.models import GPT, GPTConfig
 
 TINY = ["--d-model", "16", "--n-layer", "1", "--n-head", "2", "--no-progress"]

@@ -14,7 +14,7 @@ import pytest
 import tinygrad_norm as tg
 from tinygrad_norm import nn
 from tinygrad_norm.nn import functional as F
-from tinygrad_norm.nn.functional_dropout import SELU_SATURATION
+from tinygrad_norm.nn.functional.dropout import SELU_SATURATION
 
 
 def gen(seed=0):

@@ -6,9 +6,9 @@ import pytest
 import tinygrad_norm as tg
 from tinygrad_norm.cli import main
 from tinygrad_norm.cli import train as train_command
-from tinygrad_norm.data import AddDigits, CharDataset, SortDigits
+from tinygrad_norm.datasets import AddDigits, CharDataset, SortDigits
 from tinygrad_norm.models.gpt import GPT, GPTConfig
-from tinygrad_norm.training import clip_grad_norm, learning_rate, train
+from tinygrad_norm.models.training import clip_grad_norm, learning_rate, train
 
 TASKS = [SortDigits(6), SortDigits(4), AddDigits(3), AddDigits(2)]
 IDS = [repr(t) for t in TASKS]

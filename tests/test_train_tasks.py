@@ -10,10 +10,10 @@ import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm.cli import main
-from tinygrad_norm.data import Parity, Shapes
-from tinygrad_norm.data.tasks import _mix
+from tinygrad_norm.datasets import Parity, Shapes
+from tinygrad_norm.datasets.tasks import _mix
 from tinygrad_norm.models import ParityLSTM, ShapesCNN
-from tinygrad_norm.training import train
+from tinygrad_norm.models.training import train
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

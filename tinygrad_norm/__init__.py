@@ -7,22 +7,7 @@
 The public names, and nothing else, live here.
 """
 
-from . import (
-    amp,
-    autograd,
-    backends,
-    cuda,
-    distributed,
-    distributions,
-    linalg,
-    models,
-    nn,
-    optim,
-    random,
-    testing,
-    utils,
-)
-from .amp import autocast
+from . import autograd, distributions, linalg, models, nn, optim, random, testing, utils
 from .autograd.engine import Function
 from .autograd.grad_mode import (
     enable_grad,
@@ -32,25 +17,9 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .broadcast import ShapeError
-from .creation import (
-    arange,
-    as_tensor,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    linspace,
-    ones,
-    ones_like,
-    rand,
-    randint,
-    randn,
-    tensor,
-    zeros,
-    zeros_like,
-)
+from .compat import amp, backends, cuda, distributed
+from .compat.amp import autocast
+from .compat.torch_import import install_as_torch, uninstall_as_torch
 from .devices import device
 from .dtypes import (
     bfloat16,
@@ -77,7 +46,7 @@ from .dtypes import (
     short,
     uint8,
 )
-from .functions import (
+from .functions.basic import (
     abs,
     addmm,
     allclose,
@@ -121,7 +90,24 @@ from .functions import (
     unsqueeze,
     var,
 )
-from .functions_course import (
+from .functions.counting import (
+    are_deterministic_algorithms_enabled,
+    bincount,
+    compile,
+    get_default_device,
+    get_float32_matmul_precision,
+    get_num_threads,
+    histc,
+    histogram,
+    is_floating_point,
+    is_tensor,
+    numel,
+    set_default_device,
+    set_float32_matmul_precision,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
+from .functions.course import (
     addcdiv,
     addcmul,
     clamp_max,
@@ -133,7 +119,26 @@ from .functions_course import (
     unbind,
     vstack,
 )
-from .functions_math import (
+from .functions.creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    randint,
+    randn,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .functions.math import (
     acos,
     acosh,
     add,
@@ -225,7 +230,17 @@ from .functions_math import (
     unique,
     var_mean,
 )
-from .functions_shape import (
+from .functions.sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    poisson,
+    rand_like,
+    randint_like,
+    randn_like,
+    randperm,
+)
+from .functions.shape import (
     addmv,
     argwhere,
     baddbmm,
@@ -274,23 +289,6 @@ from .functions_shape import (
     where,
 )
 from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
-from .habits import (
-    are_deterministic_algorithms_enabled,
-    bincount,
-    compile,
-    get_default_device,
-    get_float32_matmul_precision,
-    get_num_threads,
-    histc,
-    histogram,
-    is_floating_point,
-    is_tensor,
-    numel,
-    set_default_device,
-    set_float32_matmul_precision,
-    set_num_threads,
-    use_deterministic_algorithms,
-)
 from .io import load, save
 from .learn import (
     BackwardStep,
@@ -301,8 +299,7 @@ from .learn import (
     draw_graph,
     explore,
 )
-from .nn.functional_loss import cdist
-from .printing import set_printoptions
+from .nn.functional.loss import cdist
 from .random import (
     Generator,
     default_generator,
@@ -312,18 +309,8 @@ from .random import (
     seed,
     set_rng_state,
 )
-from .sampling import (
-    bernoulli,
-    multinomial,
-    normal,
-    poisson,
-    rand_like,
-    randint_like,
-    randn_like,
-    randperm,
-)
 from .tensor import Tensor
+from .tensor_methods.printing import set_printoptions
 from .tensor_methods.size import Size
-from .torch_alias import install_as_torch, uninstall_as_torch
 
 __version__ = "0.1.0"

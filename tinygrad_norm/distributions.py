@@ -28,10 +28,10 @@ import math
 
 import numpy as np
 
-from .creation import as_tensor
-from .functions_shape import broadcast_tensors
+from .functions.creation import as_tensor
+from .functions.sampling import multinomial
+from .functions.shape import broadcast_tensors
 from .random import numpy_generator
-from .sampling import multinomial
 from .tensor import Tensor
 from .tensor_methods.size import Size
 

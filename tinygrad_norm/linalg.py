@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .creation import as_tensor
+from .functions.creation import as_tensor
 from .ops import composite as C
 from .ops.rearrange import movedim
 from .ops.svd import SingularValues

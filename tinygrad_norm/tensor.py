@@ -30,7 +30,6 @@ from .autograd import engine
 from .autograd.engine import GraphTensor
 from .broadcast import broadcast_shape
 from .convert import numeric_dtype, to_array
-from .indexing import describe_index, ints_first, normalize_index
 from .learn.steps import backprop_steps
 from .ops import composite as C
 from .ops import shape as S
@@ -45,14 +44,15 @@ from .ops.elementwise import (
     Sub,
 )
 from .ops.movement import Clone, GetItem
-from .printing import format_tensor
 from .tensor_methods.compat import CompatMethods, to_arguments
 from .tensor_methods.course import CourseMethods
+from .tensor_methods.indexing import describe_index, ints_first, normalize_index
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
 from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.pointwise import PointwiseMethods
+from .tensor_methods.printing import format_tensor
 from .tensor_methods.reductions import ReductionMethods
 from .tensor_methods.shape import ShapeMethods
 from .tensor_methods.size import Size

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import nn
-from ..creation import randn
+from ..functions.creation import randn
 from ..learn.explore import explore
 from ..models.gpt import Block, GPTConfig
 from ..nn import functional as F

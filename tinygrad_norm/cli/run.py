@@ -21,7 +21,7 @@ import runpy
 import sys
 import traceback
 
-from ..torch_alias import install_as_torch
+from ..compat.torch_import import install_as_torch
 from ..utils import tune_malloc
 
 HELP = "run a PyTorch script unchanged, with import torch resolved to tinygrad_norm"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import TASKS
+from ..datasets import TASKS
 from ..io import load
 from ..models.gpt import GPT
 from ..random import manual_seed

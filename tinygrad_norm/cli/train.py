@@ -26,12 +26,12 @@ import time
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..data import TASKS, CharDataset
+from ..datasets import TASKS, CharDataset
 from ..io import load, save
 from ..models.gpt import GPT, GPTConfig
+from ..models.training import train
 from ..optim import AdamW
 from ..random import get_rng_state, manual_seed, set_rng_state
-from ..training import train
 from ..utils import blas_threads, tune_malloc
 from . import train_small
 from .train_small import Refused, steps_batch_lr

@@ -5,7 +5,7 @@
     parity: strings of 16 bits (`data.Parity`) -> the parity after every bit, learned by
             `models.ParityLSTM` (Embedding, LSTM, Linear).
 
-The same loop as the GPT tasks (`tinygrad_norm.training.train`: AdamW, warm-up and cosine,
+The same loop as the GPT tasks (`tinygrad_norm.models.training.train`: AdamW, warm-up and cosine,
 clipping, progress bar), then the accuracy on held-out problems never seen in training. These
 runs take seconds, so they keep no checkpoint: --save and --resume are refused.
 """
@@ -17,10 +17,10 @@ import time
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..data.shapes import Parity, Shapes
+from ..datasets.shapes import Parity, Shapes
 from ..models.small import ParityLSTM, ShapesCNN
+from ..models.training import train
 from ..random import manual_seed
-from ..training import train
 from ..utils import blas_threads, tune_malloc
 
 # Measured on one core of a shared 2-core CPU: shapes passes 95% held-out accuracy after about

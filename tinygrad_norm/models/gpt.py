@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import nn
 from ..autograd.grad_mode import no_grad
-from ..creation import arange
+from ..functions.creation import arange
 from ..io import load
 from ..nn import functional as F
 from ..ops.shape import cat

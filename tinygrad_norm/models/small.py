@@ -1,6 +1,6 @@
-"""Two small models for the tasks of `tinygrad_norm.data.shapes`: a CNN and an LSTM.
+"""Two small models for the tasks of `tinygrad_norm.datasets.shapes`: a CNN and an LSTM.
 
-Both follow `tg.models.GPT`'s convention, so `tinygrad_norm.training.train` trains them:
+Both follow `tg.models.GPT`'s convention, so `tinygrad_norm.models.training.train` trains them:
 `model(inputs, targets=None) -> (logits, loss)`, the loss None without targets.
 
 >>> import numpy as np, tinygrad_norm as tg

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..broadcast import broadcasts_to
-from ..creation import as_tensor
+from ..functions.creation import as_tensor
 from ..ops import fused
 from ..ops.shape import cat
 from ..tensor import Tensor

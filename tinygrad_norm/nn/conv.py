@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 
-from ..creation import empty
+from ..functions.creation import empty
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .functional_conv import _ntuple
+from .functional.conv import _ntuple
 from .module import Module
 from .parameter import Parameter
 

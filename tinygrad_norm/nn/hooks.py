@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..creation import zeros
+from ..functions.creation import zeros
 from ..ops.shape import cat
 from ..tensor import Tensor
 

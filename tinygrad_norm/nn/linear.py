@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..creation import empty, zeros
+from ..functions.creation import empty, zeros
 from ..tensor import Tensor
 from . import functional as F
 from . import init

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import functional as F
-from .functional_loss import legacy_reduction
+from .functional.loss import legacy_reduction
 from .loss import _WeightedLoss
 from .module import Module
 

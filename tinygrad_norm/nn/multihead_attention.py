@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..creation import as_tensor, empty
+from ..functions.creation import as_tensor, empty
 from ..ops import fused
 from ..tensor import Tensor
 from . import functional as F

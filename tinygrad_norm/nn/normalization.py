@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..creation import as_tensor
 from ..dtypes import get_default_dtype
+from ..functions.creation import as_tensor
 from . import functional as F
 from .module import Module
 from .parameter import Parameter

@@ -7,7 +7,7 @@ not exist here, so it raises an error that explains.
 
 from __future__ import annotations
 
-from .. import distributed
+from ..compat import distributed
 from .module import Module
 
 
@@ -23,7 +23,7 @@ class DataParallel(Module):
 
 
 class DistributedDataParallel(Module):
-    """Raises: see `tinygrad_norm.distributed`."""
+    """Raises: see `tinygrad_norm.compat.distributed`."""
 
     def __init__(self, module: Module, *args, **kwargs):
         raise distributed._explain("nn.parallel.DistributedDataParallel")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..creation import as_tensor
+from ..functions.creation import as_tensor
 from ..ops import composite as C
 from ..ops.shape import cat
 from ..tensor import Tensor

@@ -30,7 +30,7 @@ import math
 import numbers
 import warnings
 
-from ..creation import empty, zeros
+from ..functions.creation import empty, zeros
 from ..ops import fused
 from ..ops.shape import cat, stack
 from ..tensor import Tensor

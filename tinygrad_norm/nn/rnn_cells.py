@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from ..creation import empty, zeros
+from ..functions.creation import empty, zeros
 from ..ops import fused
 from ..tensor import Tensor
 from . import functional as F

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .composite import ValuesIndices
-from .math_composite import logaddexp, to_float
+from .pointwise_composed import logaddexp, to_float
 from .shape import cat
 from .sort import axis_of, constant, take_along
 

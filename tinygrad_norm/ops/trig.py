@@ -13,7 +13,7 @@ import numpy as np
 
 from ..autograd.engine import Function
 from .elementwise import Where, float_array
-from .elementwise_more import FloatUnary, FloatUnaryOfOutput
+from .special import FloatUnary, FloatUnaryOfOutput
 
 
 class Sin(FloatUnary):

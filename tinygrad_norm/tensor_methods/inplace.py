@@ -36,11 +36,11 @@ from ..autograd.engine import GraphTensor
 from ..autograd.features import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..convert import number_as
-from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
 from ..random import numpy_generator
+from .indexing import ints_first, normalize_index
 
 
 class InPlaceMethods:

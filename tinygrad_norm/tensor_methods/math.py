@@ -9,12 +9,12 @@ its arguments on is that function itself: `isnan = M.isnan` makes `x.isnan()` th
 
 from __future__ import annotations
 
-from ..ops import math_composite as M
-from ..ops import reduce_more as R
+from ..ops import pointwise_composed as M
+from ..ops import reduce_composed as R
 from ..ops import scan as S
 from ..ops import sort as O
-from ..ops.elementwise_more import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
 from ..ops.rounding import Ceil, Floor, Round, Sign, Trunc
+from ..ops.special import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
 from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cos, Cosh, Sin, Sinh, Tan
 from .pointwise import method_of
 

@@ -3,7 +3,7 @@ padded tensor (the shape an RNN or a masked attention takes)."""
 
 from __future__ import annotations
 
-from ...creation import as_tensor, full
+from ...functions.creation import as_tensor, full
 from ...ops.shape import cat, stack
 
 

@@ -1,5 +1,5 @@
 """`torch.cuda.amp` (PyTorch's older spelling of `torch.amp`): the same no-op `autocast` and
-`GradScaler` as `tinygrad_norm.amp`."""
+`GradScaler` as `tinygrad_norm.compat.amp`."""
 
 from ..amp import GradScaler, autocast
 

@@ -8,15 +8,15 @@ generator, is the identity when `training=False` or p = 0, and is differentiable
 
 from __future__ import annotations
 
+# SELU's constants: the value SELU tends to for large negative inputs is -scale * alpha.
 import warnings
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..random import numpy_generator
-from ..tensor import Tensor
+from ...functions.creation import as_tensor
+from ...random import numpy_generator
+from ...tensor import Tensor
 
-# SELU's constants: the value SELU tends to for large negative inputs is -scale * alpha.
 SELU_SATURATION = 1.0507009873554805 * 1.6732632423543772
 
 
@@ -86,3 +86,30 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
     scale = (keep * a).astype(x.array.dtype)
     shift = ((keep - 1.0) * SELU_SATURATION * a + b).astype(x.array.dtype)
     return x * scale + shift
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # noqa: A002
+    """Inverted dropout: zero each element with probability p, scale the rest by 1 / (1 - p).
+
+    The scaling keeps the expected value of every element unchanged, so nothing needs to
+    change at evaluation time, when dropout is the identity (`training=False`, or p = 0).
+    p = 1 zeroes everything. The keep-mask is drawn from `generator` (a `tg.Generator`) or the
+    global generator (`tg.manual_seed`, `tg.random.fork_rng`). Srivastava et al., 2014, "Dropout".
+    `inplace` is accepted for PyTorch's signature; the result is always a new tensor.
+
+    >>> import tinygrad_norm as tg
+    >>> _ = tg.manual_seed(0)
+    >>> dropout(tg.ones(6), p=0.5)
+    tensor([2., 0., 0., 0., 2., 2.])
+    """
+    x = as_tensor(input)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(
+            f"dropout: p is the probability of zeroing an element and must be in [0, 1], got {p}"
+        )
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    keep = numpy_generator(generator, "dropout").random(x.array.shape) >= p
+    return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)

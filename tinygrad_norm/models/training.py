@@ -13,7 +13,7 @@ notebook that trains for long can first call `tg.utils.tune_malloc()` (as the `t
 does): steps then reuse freed memory instead of page-faulting it in again.
 
 >>> import numpy as np, tinygrad_norm as tg
->>> from tinygrad_norm.data import SortDigits
+>>> from tinygrad_norm.datasets import SortDigits
 >>> _ = tg.manual_seed(0)
 >>> task = SortDigits(length=3)
 >>> config = tg.models.GPTConfig(task.vocab_size, task.block_size, 16, 1, 2, dropout=0.0)
@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .optim import AdamW
+from ..optim import AdamW
 
 
 def learning_rate(
@@ -91,7 +91,7 @@ def train(
     """Train `model` on batches of `data` for `steps` steps; returns the loss of every step.
 
     `model(idx, targets)` must return (logits, loss), as `tg.models.GPT` does; `data` needs
-    `batch(batch_size, rng) -> (idx, targets)` (a task of `tinygrad_norm.data` or a
+    `batch(batch_size, rng) -> (idx, targets)` (a task of `tinygrad_norm.datasets` or a
     `CharDataset`). The optimizer is AdamW(lr, betas, weight_decay); the learning rate follows
     `learning_rate(step, steps, lr, warmup, schedule, min_lr)` with min_lr = lr / 10 unless
     given; gradients are clipped to a global norm of `grad_clip` (None: no clipping). `rng` is

@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 
-from ..broadcast import broadcasts_to
-from ..creation import as_tensor
-from ..ops import fused
-from ..ops import shape as S
-from ..ops.composite import require_floating
-from ..tensor import Tensor
+from ...broadcast import broadcasts_to
+from ...functions.creation import as_tensor
+from ...ops import fused
+from ...ops import shape as S
+from ...ops.composite import require_floating
+from ...tensor import Tensor
 
 
 # --- normalization ------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from .composite import (
     var,
 )
 from .elementwise import Where
-from .math_composite import to_float
+from .pointwise_composed import to_float
 from .reduce import Max, Sum
 from .scan import _along
 from .shape import cat

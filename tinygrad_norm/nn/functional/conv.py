@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..ops import conv as conv_ops
-from ..ops.composite import require_floating
-from ..ops.fused.conv import conv as fused_conv
+from ...functions.creation import as_tensor
+from ...ops import conv as conv_ops
+from ...ops.composite import require_floating
+from ...ops.fused.conv import conv as fused_conv
 
 __all__ = [
     "conv1d",

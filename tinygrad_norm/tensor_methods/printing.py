@@ -10,7 +10,7 @@ shows only `edgeitems` at each end of every axis, with `...` between.
 
 import numpy as np
 
-from . import dtypes
+from .. import dtypes
 
 _options = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 

@@ -17,12 +17,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import utils
+from .. import utils
+from ..devices import CPU
+from ..devices import check as check_device
+from ..ops.composite import require_floating
+from ..tensor import Tensor
 from .creation import as_tensor as _as_tensor
-from .devices import CPU
-from .devices import check as check_device
-from .ops.composite import require_floating
-from .tensor import Tensor
 
 _noted = set()
 

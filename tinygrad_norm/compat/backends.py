@@ -16,7 +16,7 @@ def _false(*args, **kwargs) -> bool:
 
 
 def _backend(name: str, **flags) -> types.ModuleType:
-    """A submodule (`tinygrad_norm.backends.cudnn`) holding `flags`, importable by name."""
+    """A submodule (`tinygrad_norm.compat.backends.cudnn`) holding `flags`, importable by name."""
     module = types.ModuleType(f"{__name__}.{name}", f"torch.backends.{name}: accepted, ignored.")
     module.__dict__.update(is_available=_false, **flags)
     sys.modules[module.__name__] = module

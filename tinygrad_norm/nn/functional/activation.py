@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..ops import fused
-from ..ops.composite import require_floating
-from ..ops.elementwise import Where
-from ..ops.elementwise_more import Expm1, Log1p
-from ..tensor import Tensor
+from ...functions.creation import as_tensor
+from ...ops import fused
+from ...ops.composite import require_floating
+from ...ops.elementwise import Where
+from ...ops.special import Expm1, Log1p
+from ...tensor import Tensor
 
 __all__ = [
     "celu",
@@ -233,3 +233,40 @@ def prelu(input, weight):  # noqa: A002
     else:
         weight = weight.reshape((channels,) + (1,) * (x.ndim - 2))  # (C, 1, ..., 1)
     return Where.apply(x.array > 0, x, x * weight)
+
+
+def relu(input):  # noqa: A002 - PyTorch's name
+    """max(input, 0); the gradient at 0 is 0."""
+    return as_tensor(input).relu()
+
+
+def gelu(input, approximate="none"):  # noqa: A002 - PyTorch's name
+    """x * Phi(x) (`approximate="none"`) or GPT-2's tanh form; fused (`ops/fused/gelu.py`).
+
+    >>> import tinygrad_norm as tg
+    >>> gelu(tg.tensor([-1.0, 0.0, 1.0]))
+    tensor([-0.1587,  0.0000,  0.8413])
+    """
+    return fused.gelu(as_tensor(input), approximate)
+
+
+def softmax(input, dim=None, dtype=None):  # noqa: A002 - PyTorch's name
+    """exp(x_i) / sum_j exp(x_j) along `dim`; fused (`ops/fused/softmax.py`)."""
+    x = _float_input("softmax", input, dim, dtype)
+    return fused.softmax(x, dim)
+
+
+def log_softmax(input, dim=None, dtype=None):  # noqa: A002 - PyTorch's name
+    """x_i - log(sum_j exp(x_j)) along `dim`; fused (`ops/fused/softmax.py`)."""
+    x = _float_input("log_softmax", input, dim, dtype)
+    return fused.log_softmax(x, dim)
+
+
+def _float_input(op: str, input, dim, dtype):  # noqa: A002
+    if dim is None:
+        raise TypeError(
+            f"{op}: pass dim=, the axis whose entries should form a distribution "
+            "(PyTorch's guess for a missing dim is deprecated)"
+        )
+    x = as_tensor(input)
+    return x if dtype is None else x.to(dtype)

@@ -5,11 +5,13 @@ After it, `import torch`, `import torch.nn as nn`, `from torch.nn import functio
 so a PyTorch course script or notebook runs unchanged on a framework whose source a learner
 can read (`python -m tinygrad_norm run script.py` does this before running the script).
 
-How. Python looks a module up in `sys.modules` before searching for it, so every tinygrad_norm
-module already imported is entered there under its torch name (`torch.nn` is the module
-`tinygrad_norm.nn`). A module imported later (`torch.optim.lr_scheduler`) is found by a small
-finder on `sys.meta_path` that maps `torch.X` to `tinygrad_norm.X`. A name tinygrad_norm does
-not have raises an error that says so, rather than a bare AttributeError:
+How. `MODULES` below is the table from each PyTorch module path to the tinygrad_norm module that
+plays it (`torch.nn` is `tinygrad_norm.nn`; `torch.cuda` is `tinygrad_norm.compat.cuda`, since
+it exists only so that course code imports). Python looks a module up in `sys.modules` before
+searching for it, so every listed module already imported is entered there under its torch
+name. One imported later (`torch.optim.lr_scheduler`) is found by a small finder on
+`sys.meta_path` that reads the same table. A module or name tinygrad_norm does not have raises
+an error that says so, rather than a bare AttributeError:
 
     AttributeError: tinygrad_norm does not implement torch.fft yet (tinygrad_norm runs ...)
 
@@ -25,12 +27,56 @@ import importlib.util
 import sys
 import types
 
-PACKAGE = __name__.rpartition(".")[0]  # "tinygrad_norm"
+PACKAGE = "tinygrad_norm"
+
+# Where each PyTorch module lives here. The import hook reads this table and nothing else: a
+# `torch.X` not listed raises the "does not implement" error, whatever tinygrad_norm's own
+# modules are called. Keep one line per module path that PyTorch code imports.
+MODULES = {
+    "torch": "tinygrad_norm",
+    "torch.autograd": "tinygrad_norm.autograd",
+    "torch.autograd.functional": "tinygrad_norm.autograd.functional",
+    "torch.autograd.grad_mode": "tinygrad_norm.autograd.grad_mode",
+    "torch.distributions": "tinygrad_norm.distributions",
+    "torch.linalg": "tinygrad_norm.linalg",
+    "torch.random": "tinygrad_norm.random",
+    "torch.testing": "tinygrad_norm.testing",
+    "torch.nn": "tinygrad_norm.nn",
+    "torch.nn.attention": "tinygrad_norm.nn.attention",
+    "torch.nn.functional": "tinygrad_norm.nn.functional",
+    "torch.nn.init": "tinygrad_norm.nn.init",
+    "torch.nn.parallel": "tinygrad_norm.nn.parallel",
+    "torch.nn.parameter": "tinygrad_norm.nn.parameter",
+    "torch.nn.utils": "tinygrad_norm.nn.utils",
+    "torch.nn.utils.clip_grad": "tinygrad_norm.nn.utils.clip_grad",
+    "torch.nn.utils.convert_parameters": "tinygrad_norm.nn.utils.convert_parameters",
+    "torch.nn.utils.rnn": "tinygrad_norm.nn.utils.rnn",
+    "torch.nn.utils.weight_norm": "tinygrad_norm.nn.utils.weight_norm",
+    "torch.optim": "tinygrad_norm.optim",
+    "torch.optim.adam": "tinygrad_norm.optim.adam",
+    "torch.optim.optimizer": "tinygrad_norm.optim.optimizer",
+    "torch.optim.sgd": "tinygrad_norm.optim.sgd",
+    "torch.optim.lr_scheduler": "tinygrad_norm.optim.lr_scheduler",
+    "torch.utils": "tinygrad_norm.utils",
+    "torch.utils.data": "tinygrad_norm.utils.data",
+    "torch.utils.data.dataloader": "tinygrad_norm.utils.data.dataloader",
+    "torch.utils.data.dataset": "tinygrad_norm.utils.data.dataset",
+    "torch.utils.data.sampler": "tinygrad_norm.utils.data.sampler",
+    # What exists only so that PyTorch code imports (compat/):
+    "torch.amp": "tinygrad_norm.compat.amp",
+    "torch.backends": "tinygrad_norm.compat.backends",
+    "torch.cuda": "tinygrad_norm.compat.cuda",
+    "torch.cuda.amp": "tinygrad_norm.compat.cuda.amp",
+    "torch.distributed": "tinygrad_norm.compat.distributed",
+}
+for _flags in ("cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"):
+    MODULES[f"torch.backends.{_flags}"] = f"tinygrad_norm.compat.backends.{_flags}"
+TORCH_NAMES = {here: torch for torch, here in MODULES.items()}  # the other way round
 
 
 def torch_name(module_name: str) -> str:
-    """`tinygrad_norm.nn.functional` -> `torch.nn.functional`."""
-    return "torch" + module_name[len(PACKAGE) :]
+    """`tinygrad_norm.nn.functional` -> `torch.nn.functional` (a module the table lists)."""
+    return TORCH_NAMES.get(module_name, module_name)
 
 
 def not_implemented(name: str) -> str:
@@ -79,17 +125,11 @@ class TorchFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch" and not fullname.startswith("torch."):
             return None
-        target_name = PACKAGE + fullname[len("torch") :]
-        module = sys.modules.get(target_name)
-        if module is None:
-            try:
-                found = importlib.util.find_spec(target_name)
-            except (ModuleNotFoundError, ValueError):
-                found = None
-            if found is None:
-                # NOTE: name=None, so `from torch.nn import missing` shows this message too
-                raise ModuleNotFoundError(not_implemented(fullname))
-            module = importlib.import_module(target_name)
+        target_name = MODULES.get(fullname)
+        if target_name is None:
+            # NOTE: name=None, so `from torch.nn import missing` shows this message too
+            raise ModuleNotFoundError(not_implemented(fullname))
+        module = importlib.import_module(target_name)
         _alias(module)
         return importlib.util.spec_from_loader(fullname, _ExistingModule(module))
 
@@ -112,9 +152,9 @@ def install_as_torch() -> None:
     for name, module in list(sys.modules.items()):
         if _is_torch_name(name) and not getattr(module, "__name__", "").startswith(PACKAGE):
             _REAL_TORCH[name] = sys.modules.pop(name)  # real PyTorch, imported earlier
-    for name, module in list(sys.modules.items()):
-        if (name == PACKAGE or name.startswith(PACKAGE + ".")) and module is not None:
-            _alias(module)
+    for name in TORCH_NAMES:
+        if sys.modules.get(name) is not None:
+            _alias(sys.modules[name])
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
 

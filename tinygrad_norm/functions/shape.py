@@ -9,14 +9,14 @@ import functools
 
 import numpy as np
 
-from .functions import _t
-from .functions import where as _where
-from .ops import indexing as I
-from .ops import products as P
-from .ops import rearrange as R
-from .ops import scatter as SC
-from .ops.einsum import einsum as _einsum
-from .tensor import Tensor
+from ..ops import indexing as I
+from ..ops import products as P
+from ..ops import rearrange as R
+from ..ops import scatter as SC
+from ..ops.einsum import einsum as _einsum
+from ..tensor import Tensor
+from .basic import _t
+from .basic import where as _where
 
 
 def _on_tensor(fn):

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from .broadcast import broadcast_shape
+from .. import dtypes
+from ..broadcast import broadcast_shape
+from ..devices import check as check_device
+from ..random import Generator, draw_multinomial, numpy_generator
+from ..tensor import Tensor
 from .creation import as_tensor
-from .devices import check as check_device
-from .random import Generator, draw_multinomial, numpy_generator
-from .tensor import Tensor
 
 Generator._wrap = staticmethod(Tensor._make)  # get_state() returns a uint8 Tensor (random.py)
 

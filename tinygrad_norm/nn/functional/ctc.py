@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..ops import composite as C
-from ..ops.shape import cat
-from ..ops.xp import exp_shift
-from .functional_loss import reduce_loss
+from ...functions.creation import as_tensor
+from ...ops import composite as C
+from ...ops.shape import cat
+from ...ops.xp import exp_shift
+from .loss import reduce_loss
 
 
 def _logsumexp(terms: list, like):

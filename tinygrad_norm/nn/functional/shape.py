@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..ops import composite as C
-from ..ops.elementwise import Where
-from ..ops.indexing import constant, index_array
-from ..ops.movement import GetItem, ScatterAdd
-from ..ops.shape import integer_sizes
+from ...functions.creation import as_tensor
+from ...ops import composite as C
+from ...ops.elementwise import Where
+from ...ops.indexing import constant, index_array
+from ...ops.movement import GetItem, ScatterAdd
+from ...ops.shape import integer_sizes
 
 __all__ = ["normalize", "one_hot", "pad"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
-from .convert import numeric_dtype
-from .functions import _t, cat
+from .. import dtypes
+from ..convert import numeric_dtype
+from .basic import _t, cat
 
 
 class finfo:  # noqa: N801 - PyTorch's name

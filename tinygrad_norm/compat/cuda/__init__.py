@@ -6,7 +6,7 @@ name or properties raises a clear error.
 
 from __future__ import annotations
 
-from .. import devices
+from ... import devices
 from . import amp
 
 

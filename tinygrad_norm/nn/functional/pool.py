@@ -12,11 +12,11 @@ import math
 
 import numpy as np
 
-from ..creation import as_tensor
-from ..ops import conv as conv_ops
-from ..ops import pool as pool_ops
-from ..tensor import Tensor
-from .functional_conv import _batched, _ntuple, _unbatch
+from ...functions.creation import as_tensor
+from ...ops import conv as conv_ops
+from ...ops import pool as pool_ops
+from ...tensor import Tensor
+from .conv import _batched, _ntuple, _unbatch
 
 __all__ = [
     "adaptive_avg_pool1d",

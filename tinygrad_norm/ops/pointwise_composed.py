@@ -13,8 +13,8 @@ from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Where
-from .elementwise_more import Fmod, Log1p, Remainder
 from .rounding import RoundedDiv, SignOf, Trunc
+from .special import Fmod, Log1p, Remainder
 
 
 def constant(array, like):

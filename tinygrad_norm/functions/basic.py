@@ -6,9 +6,9 @@ code as the method of the same name.
 
 import numpy as np
 
-from .ops import composite as C
-from .ops import shape as S
-from .tensor import Tensor
+from ..ops import composite as C
+from ..ops import shape as S
+from ..tensor import Tensor
 
 
 def _t(x) -> Tensor:

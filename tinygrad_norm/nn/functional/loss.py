@@ -15,11 +15,13 @@ import warnings
 
 import numpy as np
 
-from ..broadcast import broadcast_shape
-from ..creation import as_tensor
-from ..ops import composite as C
-from ..ops import fused
-from ..ops.xp import softplus
+from ...broadcast import broadcast_shape
+from ...functions.creation import as_tensor
+from ...ops import composite as C
+from ...ops import fused
+from ...ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
+from ...ops.xp import softplus
+from ...tensor import Tensor
 
 __all__ = [
     "binary_cross_entropy",
@@ -394,3 +396,87 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         )
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     return diff.norm(p=p, dim=-1)
+
+
+def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorch's name
+    """Cross-entropy between logits and class indices or probabilities, one fused node
+    (`ops/fused/cross_entropy.py`, where the arguments, shapes and derivation are described).
+    `options`, by keyword as in PyTorch: ignore_index=-100, reduction="mean",
+    label_smoothing=0.0. Here the input and target may also be arrays or lists.
+
+    >>> import tinygrad_norm as tg
+    >>> cross_entropy(tg.tensor([[2.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), tg.tensor([0, 2]))
+    tensor(0.6691)
+    """
+    x = as_tensor(input)
+    check_loss_input("cross_entropy", x)
+    target = target if isinstance(target, Tensor) else as_tensor(np.asarray(target))
+    return _fused_cross_entropy(x, target, weight, **options)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):  # fmt: skip  # noqa: A002 - PyTorch's names
+    """Negative log-likelihood: -input[n, target[n]] (times weight[target[n]]), reduced.
+
+    input: log-probabilities (N, C), (N, C, d1, ...) or (C,); target: class indices (N,),
+    (N, d1, ...) or (). "mean" divides by the sum of the weights of the targets not ignored.
+    Composed from primitives: a gather (GetItem) and a Where that gives ignored targets an
+    exact 0.
+
+    >>> import tinygrad_norm as tg
+    >>> nll_loss(tg.tensor([[-1.0, -2.0], [-3.0, -4.0]]), tg.tensor([1, 0]))
+    tensor(2.5000)
+    """
+    x = as_tensor(input)
+    check_loss_input("nll_loss", x)
+    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
+    reduction = legacy_reduction(size_average, reduce, reduction)  # PyTorch's old flags
+    check_reduction("nll_loss", reduction)
+    if x.ndim == 1:  # (C,) log-probabilities: a batch of one
+        loss = nll_loss(x.unsqueeze(0), target.unsqueeze(0), weight,
+                        ignore_index=ignore_index, reduction=reduction)  # fmt: skip
+        return loss.squeeze(0) if reduction == "none" else loss
+    expected = x.shape[:1] + x.shape[2:]
+    if x.ndim < 2 or target.dtype.kind not in "iu" or target.shape != expected:
+        raise ValueError(
+            f"nll_loss: input of shape {x.shape} needs integer class indices of shape "
+            f"{expected}, got target {target.dtype} of shape {target.shape}"
+        )
+    n_classes = x.shape[1]
+    t = target.array
+    valid = t != ignore_index
+    if ((t[valid] < 0) | (t[valid] >= n_classes)).any():
+        bad = t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0]
+        raise IndexError(f"nll_loss: target {bad} is out of range for {n_classes} classes")
+    safe = np.where(valid, t, 0)
+    grids = np.ix_(*[np.arange(n) for n in expected])  # one index array per non-class axis
+    picked = x[(grids[0], safe) + tuple(grids[1:])]  # (N, d1, ...): input[n, target[n], ...]
+    w_t = valid.astype(x.dtype)  # the weight of each target; 0 where ignored
+    if weight is not None:
+        w_t = np.where(valid, _constant(weight, x).array[safe], 0).astype(x.dtype)
+    losses = (-picked * w_t).masked_fill(~valid, 0.0)
+    if reduction == "none":
+        return losses
+    total = losses.sum()
+    return total if reduction == "sum" else total / float(w_t.sum())
+
+
+def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
+    """Mean squared error: (input - target)^2, averaged ("mean"), summed ("sum") or not.
+
+    >>> import tinygrad_norm as tg
+    >>> mse_loss(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 4.0]))
+    tensor(2.)
+    """
+    check_reduction("mse_loss", reduction)
+    x = as_tensor(input)
+    check_loss_input("mse_loss", x)
+    if not isinstance(target, (int, float)):  # a number is every element's target
+        target = C.as_tensor(target, x)
+        if target.shape != x.shape:
+            check_loss_shapes("mse_loss", x.shape, target.shape)
+    diff = x - C.as_tensor(target, x)
+    squared = diff * diff
+    if reduction == "none":
+        return squared
+    return squared.sum() if reduction == "sum" else squared.mean()

@@ -4,12 +4,12 @@ Each accepts a Tensor or a NumPy array (which becomes a constant Tensor) and cal
 method of the same name (tensor_methods/math.py), so both spellings run the same code.
 """
 
+from ..ops import composite as C
+from ..ops import pointwise_composed as M
+from ..ops import reduce_composed as R
+from ..ops import sort as O
+from ..tensor import Tensor
 from .creation import as_tensor
-from .ops import composite as C
-from .ops import math_composite as M
-from .ops import reduce_more as R
-from .ops import sort as O
-from .tensor import Tensor
 
 
 def _t(x) -> Tensor:

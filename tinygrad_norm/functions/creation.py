@@ -8,12 +8,12 @@ take `generator=` (a `tg.Generator`; the global generator when omitted).
 
 import numpy as np
 
-from . import dtypes
-from .convert import number_as
-from .devices import check as check_device
-from .ops.shape import integer_sizes
-from .random import numpy_generator
-from .tensor import Tensor
+from .. import dtypes
+from ..convert import number_as
+from ..devices import check as check_device
+from ..ops.shape import integer_sizes
+from ..random import numpy_generator
+from ..tensor import Tensor
 
 
 def _shape(op: str, sizes: tuple, size) -> tuple:

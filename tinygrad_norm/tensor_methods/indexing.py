@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autograd.engine import GraphTensor
-from .ops.movement import has_array_index
+from ..autograd.engine import GraphTensor
+from ..ops.movement import has_array_index
 
 
 def normalize_index(index) -> tuple:
