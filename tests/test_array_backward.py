@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-from tinygrad_norm.autograd import engine
+from tinygrad_norm.autograd import engine, function
 from tinygrad_norm.ops import xp
 
 PRIMITIVE_CHAINS = {  # forward from (a, b), two (3, 4) tensors; all of these are xp backwards
@@ -30,9 +30,9 @@ def test_no_function_is_applied_in_a_plain_backward(name, monkeypatch):
     a, b = (tg.tensor(rng.uniform(0.5, 1.5, (3, 4)), requires_grad=True) for _ in range(2))
     out = PRIMITIVE_CHAINS[name](a, b).sum()
     applied = []
-    original = engine.Function.apply.__func__
+    original = function.Function.apply.__func__
     monkeypatch.setattr(
-        engine.Function,
+        function.Function,
         "apply",
         classmethod(lambda cls, *x, **k: applied.append(cls.__name__) or original(cls, *x, **k)),
     )
@@ -93,6 +93,6 @@ def test_xp_helpers_take_numpy_scalars():
 
 def test_matmul_primitive_names_its_2d_rule():
     with pytest.raises(ValueError, match="MatMul: both inputs need at least 2 dimensions"):
-        engine.Function.apply.__func__(
+        function.Function.apply.__func__(
             tg.ops.linalg.MatMul, tg.ones(3, requires_grad=True), tg.ones(3, 2)
         )

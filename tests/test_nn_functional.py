@@ -223,7 +223,7 @@ def test_weight_gradient_is_one_2d_matmul(layer):
         node = stack.pop()
         if node.name == "MatMulBackward":
             matmuls.append(node)
-        stack.extend(e for e in node.edges if isinstance(e, tg.autograd.engine.Context))
+        stack.extend(e for e in node.edges if isinstance(e, tg.autograd.node.Context))
     assert len(matmuls) == 1  # (3, B*T) @ (B*T, 5), not a batch of (3, 8) @ (8, 5)
     # nn.Linear's weight is (out, in): its gradient is (5, B*T) @ (B*T, 3), no transpose after
     expected = [(5, 32), (32, 3)] if layer == "linear" else [(3, 32), (32, 5)]

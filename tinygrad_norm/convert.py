@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import dtypes
-from .autograd.engine import GraphTensor
+from .autograd.node import GraphTensor
 
 
 def to_array(data, dtype) -> np.ndarray:
@@ -40,7 +40,7 @@ def to_array(data, dtype) -> np.ndarray:
             array = array.astype(np.int64)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
-    return array if dtype is None else array.astype(numeric_dtype(dtype))
+    return array if dtype is None else array.astype(dtypes.numeric_dtype(dtype))
 
 
 def _int_beyond_int64(values) -> bool:
@@ -57,22 +57,6 @@ def _may_hold_big_ints(array: np.ndarray) -> bool:
     if array.dtype.kind in "uO":
         return True
     return array.dtype.kind == "f" and array.size > 0 and np.abs(array).max() >= 2.0**63
-
-
-def numeric_dtype(dtype) -> np.dtype:
-    """`dtype=` as a NumPy dtype of numbers (a string or object dtype is refused)."""
-    try:
-        numeric = np.dtype(dtype)
-    except TypeError:
-        if isinstance(dtype, dtypes.dtype):  # bfloat16: its own message says why
-            raise
-        numeric = None
-    if numeric is None or numeric.kind not in "biufc":
-        raise TypeError(
-            f"Tensor: dtype must be a numeric data type such as tg.float32, tg.float64, "
-            f"tg.int64 or tg.bool, got {getattr(dtype, '__name__', dtype)!r}"
-        )
-    return numeric
 
 
 def _bad_data(data, dtype=None) -> TypeError:

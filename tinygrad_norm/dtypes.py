@@ -13,6 +13,7 @@ torch.float32
 True
 """
 
+import builtins
 import sys
 
 import numpy as np
@@ -117,6 +118,9 @@ _TORCH_NAMES = {
 _BY_NUMPY = {np.dtype(n): dtype(np.dtype(n), t) for n, t in _TORCH_NAMES.items()}
 
 
+TorchDtype = dtype  # the class, for functions whose argument is named dtype
+
+
 def of(numpy_dtype) -> dtype:
     """The PyTorch-named dtype object for a NumPy dtype (what `Tensor.dtype` returns)."""
     found = _BY_NUMPY.get(numpy_dtype)
@@ -163,3 +167,63 @@ def get_default_dtype() -> dtype:
 
 def is_floating(dtype) -> bool:
     return np.dtype(dtype).kind == "f"
+
+
+def numeric_dtype(dtype) -> np.dtype:
+    """`dtype=` as a NumPy dtype of numbers (a string or object dtype is refused)."""
+    try:
+        numeric = np.dtype(dtype)
+    except TypeError:
+        if isinstance(dtype, TorchDtype):  # bfloat16: its own message says why
+            raise
+        numeric = None
+    if numeric is None or numeric.kind not in "biufc":
+        raise TypeError(
+            f"Tensor: dtype must be a numeric data type such as tg.float32, tg.float64, "
+            f"tg.int64 or tg.bool, got {getattr(dtype, '__name__', dtype)!r}"
+        )
+    return numeric
+
+
+class finfo:  # noqa: N801 - PyTorch's name
+    """The limits of a floating dtype (default: the default dtype), as NumPy's finfo with
+    PyTorch's attribute names: bits, eps, max, min, tiny (= smallest_normal), resolution."""
+
+    def __init__(self, type=None):  # noqa: A002 - PyTorch's name
+        numpy_dtype = numeric_dtype(get_default_dtype() if type is None else type)
+        if numpy_dtype.kind != "f":
+            raise TypeError(f"torch.finfo() requires a floating point dtype, got {numpy_dtype}")
+        info = np.finfo(numpy_dtype)
+        self.bits, self.dtype = info.bits, numpy_dtype.name
+        self.eps, self.max, self.min = (
+            builtins.float(info.eps),
+            builtins.float(info.max),
+            builtins.float(info.min),
+        )
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0**-info.precision
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution}, min={self.min:e}, max={self.max:e}, "
+            f"eps={self.eps}, smallest_normal={self.tiny}, tiny={self.tiny}, dtype={self.dtype})"
+        )
+
+
+class iinfo:  # noqa: N801 - PyTorch's name
+    """The limits of an integer dtype: bits, max, min."""
+
+    def __init__(self, type):  # noqa: A002 - PyTorch's name
+        numpy_dtype = numeric_dtype(type)
+        if numpy_dtype.kind not in "iub":
+            raise TypeError(f"torch.iinfo() requires an integer dtype, got {numpy_dtype}")
+        info = np.iinfo(np.uint8 if numpy_dtype.kind == "b" else numpy_dtype)
+        self.bits, self.max, self.min, self.dtype = (
+            info.bits,
+            builtins.int(info.max),
+            builtins.int(info.min),
+            info.dtype.name,
+        )
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

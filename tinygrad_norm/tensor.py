@@ -27,9 +27,10 @@ import numpy as np
 
 from . import dtypes
 from .autograd import engine
-from .autograd.engine import GraphTensor
+from .autograd.node import GraphTensor
 from .broadcast import broadcast_shape
-from .convert import numeric_dtype, to_array
+from .convert import to_array
+from .dtypes import numeric_dtype
 from .learn.steps import backprop_steps
 from .ops import composite as C
 from .ops import shape as S
@@ -44,16 +45,14 @@ from .ops.elementwise import (
     Sub,
 )
 from .ops.movement import Clone, GetItem
-from .tensor_methods.compat import CompatMethods, to_arguments
-from .tensor_methods.course import CourseMethods
+from .tensor_methods.conversion import ConversionMethods, to_arguments
 from .tensor_methods.indexing import describe_index, ints_first, normalize_index
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
-from .tensor_methods.movement import MovementMethods
 from .tensor_methods.numpy_interop import NumpyInterop
-from .tensor_methods.pointwise import PointwiseMethods
 from .tensor_methods.printing import format_tensor
 from .tensor_methods.reductions import ReductionMethods
+from .tensor_methods.sampling import SamplingMethods
 from .tensor_methods.shape import ShapeMethods
 from .tensor_methods.size import Size
 
@@ -61,14 +60,12 @@ from .tensor_methods.size import Size
 class Tensor(
     GraphTensor,
     NumpyInterop,
-    PointwiseMethods,
-    ReductionMethods,
-    MovementMethods,
-    InPlaceMethods,
     MathMethods,
+    ReductionMethods,
     ShapeMethods,
-    CompatMethods,
-    CourseMethods,
+    InPlaceMethods,
+    SamplingMethods,
+    ConversionMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 

@@ -1,7 +1,7 @@
 """Automatic differentiation: the engine, grad mode, `grad` and `functional`."""
 
 from . import functional
-from .engine import Function
+from .function import Function
 from .grad import grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 

@@ -27,355 +27,13 @@ round): it knows tensors by their base class `GraphTensor` below, and wraps arra
 
 from __future__ import annotations
 
-import functools
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..broadcast import broadcasts_to, sum_to_shape
-from .anomaly import check_gradients, creation_site, is_anomaly_enabled
-from .features import (
-    HINT,
-    add_gradient,
-    deliver_to_leaf,
-    join_view,
-    output_gradient_ready,
-    refuse_stale_view,
-    take_gradient,
-)
-from .grad_mode import enable_grad, is_grad_enabled, no_grad
-
-
-class GraphTensor:
-    """What the engine needs of a tensor; `tensor.Tensor` is its one subclass.
-
-    `.array` (the NumPy array), `.requires_grad`, `.grad`, `.grad_fn` (the Context that made
-    it, None for a leaf) and `_make(array, requires_grad=False, grad_fn=None)`, which wraps an
-    array in a new Tensor.
-    """
-
-    __slots__ = ()
-
-
-class Context:
-    """One call of a Function: what forward saved for backward, and the node in the graph.
-
-    The same object is the `ctx` argument of `forward` / `backward` and the output's `grad_fn`.
-    `inputs` are the Tensor arguments and `edges` say where each one's gradient goes: the
-    input's own `grad_fn`, or the input itself when it is a leaf. Edges outlive everything
-    else, so the graph can still be walked and drawn after backward has freed the rest.
-    Arrays forward stores as attributes (`ctx.mask = x > 0`) are freed with the saved tensors;
-    only what save_for_backward kept is checked for in-place changes, as in PyTorch.
-    """
-
-    # NOTE: the engine's own fields are slots, what forward keeps on ctx (`ctx.axis = axis`) goes
-    # to `__dict__`: faster to set and read, and `release` looks for forward's arrays only there
-    # (with versions only of what save_for_backward kept: recording a Tanh, 1.6 -> 1.15 us).
-    __slots__ = ("fn", "needs_input_grad", "saved", "args", "kwargs", "inputs", "edges")
-    __slots__ += ("input_meta", "hooks", "retained", "released", "fixes", "versions")
-    __slots__ += ("creation_site", "__dict__", "__weakref__")
-
-    def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
-        # What every call has (most calls, e.g. the ops inside a backward, stop here) ...
-        self.fn = fn  # the Function subclass that made this node
-        self.needs_input_grad = needs_input_grad  # one bool per positional argument
-        self.saved = ()  # what save_for_backward kept
-
-    def record(self, args: tuple, kwargs: dict, tensors: tuple, out, returned) -> None:
-        """Join this node to the graph after forward ran (called by `Function.apply`).
-        `out` is the output Tensor, `returned` what forward returned."""
-        # ... and what a node of the graph has.
-        self.args, self.kwargs = args, kwargs  # forward's arguments, Tensors kept as Tensors
-        self.inputs = tensors  # the Tensor arguments, in order
-        # where each input's gradient goes (its grad_fn, or the leaf itself), and its shape
-        edges, meta = [], []  # NOTE: one loop, not two generators (0.4 us per op)
-        for t in tensors:
-            edges.append(t if t.grad_fn is None else t.grad_fn)
-            meta.append((t.array.shape, t.array.dtype))
-        self.edges, self.input_meta = tuple(edges), tuple(meta)
-        self.hooks = []  # hooks on the gradient of this node's output
-        self.retained = None  # weak reference to the output tensor after retain_grad()
-        self.released = False  # True once backward freed the saved values
-        self.fixes = _NO_FIXES  # what the engine changed in backward's results (gradcheck reads)
-        self.versions = ()  # (version counter, version then) of each tensor backward reads
-        if self.saved:
-            self.keep_saved(tensors, out, returned)
-
-    def save_for_backward(self, *values) -> None:
-        """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
-
-        Save forward's own input arrays or its output array (the very same objects) to keep the
-        gradient differentiable: they come back as the input Tensors, or as the output, joined to
-        the graph. Any other array comes back as a constant Tensor.
-        """
-        self.saved = values
-
-    @property
-    def saved_tensors(self) -> tuple:
-        if self.released:
-            raise RuntimeError(f"{self.name}: backward through the graph a second time: {HINT}")
-        output = self.inputs[0]._make  # forward's output is rebuilt, joined to the graph
-        tensors = []  # NOTE: a loop, not a comprehension (see call_backward)
-        for s in self.saved:
-            tensors.append(output(s.array, True, self) if isinstance(s, _Output) else s)
-        return tuple(tensors)
-
-    def __getattr__(self, attr):
-        # Only reached when `attr` is missing, e.g. an array attribute that backward freed.
-        if attr in Context.__slots__ or attr.startswith("__"):  # e.g. copy, pickle: no node yet
-            raise AttributeError(attr)
-        hint = f" ({HINT})" if getattr(self, "released", False) else ""
-        raise AttributeError(f"{self!r} has no attribute {attr!r}{hint}")
-
-    @property
-    def name(self) -> str:
-        return f"{self.fn.__name__}Backward"
-
-    @property
-    def formula(self) -> str:
-        return self.fn.formula
-
-    @property
-    def next_functions(self) -> tuple:
-        """PyTorch-style edges: `((node_or_AccumulateGrad_or_None, 0), ...)`."""
-        return tuple((_as_next_function(edge), 0) for edge in self.edges)
-
-    def __repr__(self) -> str:
-        return f"<{self.fn.__name__}Backward>"
-
-    def keep_saved(self, tensors: tuple, out, returned) -> None:
-        """What save_for_backward kept, as Tensors joined to the graph (`_as_saved`), and the
-        version of each (as in PyTorch), to catch in-place changes before backward."""
-        saved, versions = [], []  # NOTE: one loop for both (saving two inputs: 2.79 -> 2.57 us)
-        for value in self.saved:
-            s = _as_saved(value, tensors, out.array, returned)
-            saved.append(s)
-            if s is not None:  # not the output tensor itself (it holds this node), its counter
-                counter = (out if isinstance(s, _Output) else s)._version_counter()
-                versions.append((counter, counter[0]))
-        self.saved, self.versions = tuple(saved), versions
-
-    def check_versions(self) -> None:
-        """Refuse to run backward if a tensor it reads was changed in place since forward."""
-        for counter, version in self.versions:
-            if counter[0] != version:
-                changed = self._saved_with(counter)
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{changed.dtype} tensor of shape "
-                    f"{list(changed.shape)}], saved by "
-                    f"{self.name}, is at version {counter[0]}; expected version {version} "
-                    "instead. Hint: change a copy (y = x.clone()) or make the change after "
-                    "backward(); tg.detect_anomaly() shows where the op was created"
-                )
-
-    def _saved_with(self, counter: list):
-        """The array that changed: the saved tensor or input whose version counter is
-        `counter`, or else forward's output (whose counter only this node holds)."""
-        for s in (*self.saved, *self.inputs):
-            if getattr(s, "_versions", None) is counter:
-                return s.array
-        return next(s.array for s in self.saved if isinstance(s, _Output))
-
-    def release(self) -> None:
-        """Free what forward saved, after a backward without `retain_graph`."""
-        self.saved = self.inputs = self.args = ()
-        self.released = True
-        if self.__dict__:  # forward also kept something on ctx: free its arrays
-            for attr in [k for k, v in self.__dict__.items() if isinstance(v, np.ndarray)]:
-                del self.__dict__[attr]
-
-    def call_backward(self, grad_output) -> tuple:
-        """Call the Function's backward: one gradient (or None) per Tensor input, each with
-        exactly that input's shape and dtype."""
-        if self.versions:
-            self.check_versions()
-        grads, needs = self.fn.backward(self, grad_output), self.needs_input_grad
-        grads = grads if type(grads) is tuple else (grads,)
-        if len(grads) != len(needs):  # NOTE: only then (tanh: 115.5k -> 113.6k instructions)
-            grads = self._one_per_argument(grads)
-        if len(grads) > len(self.inputs):  # keep those of the Tensor arguments, in order
-            tensor_grads, tensor_needs = [], []  # NOTE: one loop, not three (0.25 us less)
-            for a, g, n in zip(self.args, grads, needs):
-                if isinstance(a, GraphTensor):
-                    tensor_grads.append(g)
-                    tensor_needs.append(n)
-            grads, needs = tensor_grads, tensor_needs
-        fitted = []  # NOTE: a loop: before 3.12 a comprehension is a call (Add: 1.13 -> 0.78 us)
-        for i, g in enumerate(grads):
-            needed = needs[i] and g is not None
-            fitted.append(self._as_input_gradient(i, g, grad_output) if needed else None)
-        return tuple(fitted)
-
-    def _one_per_argument(self, grads) -> tuple:
-        """What backward returned (as a tuple), as one gradient (or None) per positional
-        argument of forward; trailing Nones for arguments that need no gradient may be left out."""
-        n_args = len(self.needs_input_grad)
-        if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
-            grads += (None,) * (n_args - len(grads))
-        if len(grads) != n_args:
-            raise RuntimeError(
-                f"{self.name}: backward returned {len(grads)} gradients but forward took "
-                f"{n_args} arguments; return one per argument (None for those that need none)"
-            )
-        return grads
-
-    def _as_input_gradient(self, i: int, g, like):
-        """A gradient backward returned for input `i`, as a Tensor of that input's shape and
-        dtype. What had to change is noted in `self.fixes`, so gradcheck can report it."""
-        shape, dtype = self.input_meta[i]
-        if isinstance(g, GraphTensor):
-            values = g.array
-        else:  # an array: an `ops/xp.py` formula ran on arrays (nothing recorded), or a slip
-            if is_grad_enabled():  # recording the backward pass: this gradient is a constant
-                self.fixes |= {f"returned a NumPy array for input {i}"}
-            g = values = np.asarray(g)
-        if values.shape != shape:
-            if not broadcasts_to(shape, values.shape):
-                raise RuntimeError(
-                    f"{self.name}: backward returned a gradient of shape {values.shape} for "
-                    f"input {i} of shape {shape}; a gradient must have the input's shape "
-                    "(or a shape the input broadcasts to, which is then summed back)"
-                )
-            g = sum_to_shape(g, shape)  # a Tensor or an array, as g was
-        if values.dtype != dtype:
-            self.fixes |= {f"returned {values.dtype} for input {i} of dtype {dtype}"}
-            g = g.astype(dtype) if isinstance(g, np.ndarray) else g.to(dtype)
-        return like._make(g) if isinstance(g, np.ndarray) else g
-
-
-_NO_FIXES = frozenset()  # shared by every node until a fix is noted (a set each: 0.1 us)
-
-
-class _Output:
-    """Saved in place of forward's own output: rebuilt on demand, so that the output tensor and
-    its grad_fn do not hold each other (no reference cycle)."""
-
-    def __init__(self, data: np.ndarray):
-        self.array = data
-
-
-def _as_saved(value, tensors: tuple, output: np.ndarray, returned):
-    """What `save_for_backward(value)` keeps: the input Tensor or the output that holds `value`
-    (so the gradient stays joined to the graph), or else a constant Tensor."""
-    if value is None or isinstance(value, GraphTensor):
-        return value
-    if value is output or value is returned:
-        return _Output(output)
-    for t in tensors:
-        if t.array is value:
-            return t
-    return tensors[0]._make(np.asarray(value))
-
-
-class AccumulateGrad:
-    """PyTorch's name for the edge into a leaf: gradients arriving here add up in `.grad`."""
-
-    def __init__(self, variable):
-        self.variable = variable
-        self.next_functions = ()
-
-    def __repr__(self) -> str:
-        return "<AccumulateGrad>"
-
-
-def _as_next_function(edge):
-    if isinstance(edge, Context):
-        return edge
-    return AccumulateGrad(edge) if edge.requires_grad else None
-
-
-class Function:
-    """An operation with a hand-written gradient. Subclass it and call `.apply(...)`.
-
-    `forward(ctx, *args, **kwargs)` receives NumPy arrays in place of Tensor arguments (other
-    arguments as they are) and returns one array. `backward(ctx, grad_output)` receives the
-    gradient of the output as a Tensor and returns one gradient per positional argument (a
-    Tensor, an array, or None). Write backward with Tensor operations so that it can itself be
-    differentiated (`create_graph=True`); a backward that returns arrays gives correct first
-    derivatives only.
-
-    `formula` states the local rule in words; the step-through tool shows it.
-
-    >>> import tinygrad_norm as tg
-    >>> class Square(tg.Function):
-    ...     formula = "grad_x = grad_out * 2 * x"
-    ...     @staticmethod
-    ...     def forward(ctx, x):
-    ...         ctx.save_for_backward(x)
-    ...         return x * x
-    ...     @staticmethod
-    ...     def backward(ctx, grad_output):
-    ...         (x,) = ctx.saved_tensors
-    ...         return grad_output * 2 * x
-    >>> x = tg.tensor([3.0], requires_grad=True)
-    >>> Square.apply(x).sum().backward()
-    >>> x.grad
-    tensor([6.])
-    """
-
-    formula = ""
-
-    @staticmethod
-    def forward(ctx: Context, *args: Any, **kwargs: Any) -> np.ndarray:
-        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
-
-    @classmethod
-    def apply(cls, *args: Any, **kwargs: Any):
-        """Run forward on the arrays inside `args` and, if any input requires grad (and grad
-        mode is on), record the node that backward will visit."""
-        tensors, needs, arrays = _split_arguments(cls, args)
-        ctx = Context(cls, needs)
-        returned = cls.forward(ctx, *arrays, **kwargs)
-        output = returned if isinstance(returned, np.ndarray) else _as_array(cls, returned)
-        # An integer or bool output has no gradient (a cast to int, an argmax, a comparison).
-        recording = True in needs and is_grad_enabled() and output.dtype.kind in "fc"
-        out = tensors[0]._make(output, recording, ctx if recording else None)
-        if output.base is not None or _is_one_of(output, tensors):
-            join_view(out, tensors)
-        if recording:
-            ctx.record(args, kwargs, tensors, out, returned)
-            if is_anomaly_enabled():
-                ctx.creation_site = creation_site()
-        return out
-
-
-def _split_arguments(fn: type, args: tuple) -> tuple[tuple, tuple, list]:
-    """The Tensor arguments, whether each argument requires grad, and forward's arguments
-    (arrays in place of Tensors). One loop, not three generators: 1.5 us less per op."""
-    tensors, needs, arrays = [], [], []
-    for a in args:
-        if isinstance(a, GraphTensor):
-            if a._base is not None:
-                refuse_stale_view(a, fn.__name__)
-            tensors.append(a)
-            needs.append(a.requires_grad)
-            arrays.append(a.array)
-        else:
-            needs.append(False)
-            arrays.append(a)
-    if not tensors:
-        raise TypeError(f"{fn.__name__}.apply: give at least one Tensor argument")
-    return tuple(tensors), tuple(needs), arrays
-
-
-def _is_one_of(output: np.ndarray, tensors: tuple) -> bool:
-    """Did forward return one of its input arrays itself (an identity, as a view)?"""
-    for t in tensors:
-        if output is t.array:
-            return True
-    return False
-
-
-def _as_array(fn: type, returned) -> np.ndarray:
-    """What forward returned, as an array (a NumPy scalar becomes a 0-d array)."""
-    if isinstance(returned, GraphTensor):
-        raise TypeError(f"{fn.__name__}.forward must return a NumPy array, not a Tensor")
-    return np.asarray(returned)
+from .anomaly import check_gradients, is_anomaly_enabled
+from .grad_mode import enable_grad, no_grad
+from .node import HINT, Context
 
 
 class Step(NamedTuple):
@@ -395,10 +53,6 @@ class Step(NamedTuple):
         return tuple(_gradient_so_far(e, self.grads, self.capture) for e in self.node.edges)
 
 
-# NOTE: one Step per node: tuple.__new__ (in C), not NamedTuple's own __new__ (0.31 -> 0.14 us)
-new_step = functools.partial(tuple.__new__, Step)
-
-
 def topological_sort(roots: list[Context]) -> list[Context]:
     """Nodes reachable from `roots`, each after every node that consumes its output.
 
@@ -406,7 +60,7 @@ def topological_sort(roots: list[Context]) -> list[Context]:
     inputs' nodes are finished; reversing that post-order puts consumers first.
     """
     order: list[Context] = []
-    visited: set[Context] = set()  # NOTE: nodes hash by identity: no id() (add -1% instr.)
+    visited: set[Context] = set()  # nodes hash by identity
     for root in roots:
         if root in visited:
             continue
@@ -469,7 +123,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         inputs = node.inputs
         if not retain_graph:
             node.release()
-        yield new_step((index, node, grad_output, grad_inputs, inputs, grads, capture))
+        yield Step(index, node, grad_output, grad_inputs, inputs, grads, capture)
 
 
 def _gradient_so_far(edge, grads: dict, capture: dict | None):
@@ -498,3 +152,90 @@ def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, c
         roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
     ):
         pass
+
+
+# --- the gradient bookkeeping of the loop ---------------------------------------------------------
+
+
+def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
+    """grads[key] += grad: the gradient of a value used twice is the sum over its uses.
+
+    An entry is [the sum so far, whether it is an array made here]. The first gradient is kept
+    as it is; the second makes a new sum; later ones are added into that one in place.
+    """
+    entry = grads.get(key)
+    if entry is None:
+        grads[key] = [grad, False]
+    elif entry[1] and not create_graph:
+        # NOTE: in place, into the array made here (nobody else has it): no new array per
+        # further use (a weight used at every step of an RNN)
+        entry[0].array += grad.array
+    else:
+        entry[0], entry[1] = _plus(entry[0], grad, create_graph), True
+
+
+def take_gradient(grads: dict, key: int):
+    """The sum of the gradients `key` received (None if none), taken out of `grads`."""
+    entry = grads.pop(key, None)
+    return None if entry is None else entry[0]
+
+
+def _plus(a, b, create_graph: bool):
+    """a + b for two gradients: recorded under create_graph (a gradient of gradients)."""
+    if create_graph:
+        return a + b
+    # NOTE: nothing to record, so the arrays are added directly, without a node
+    return b._make(np.asarray(a.array + b.array))  # np.asarray: a 0-d sum stays an array
+
+
+def run_hooks(hooks, grad):
+    """Call each hook on the gradient; a hook that returns a Tensor replaces it."""
+    for hook in hooks:
+        result = hook(grad)
+        if result is not None:
+            if tuple(result.shape) != tuple(grad.shape):
+                raise RuntimeError(
+                    f"hook {getattr(hook, '__name__', hook)!s} returned a gradient of shape "
+                    f"{tuple(result.shape)} for a gradient of shape {tuple(grad.shape)}; a hook "
+                    "must return a gradient of the same shape (or None to keep it)"
+                )
+            grad = result
+    return grad
+
+
+def output_gradient_ready(node, grad_output, capture: dict | None, create_graph: bool):
+    """A node's output gradient is complete: its hooks see it (and may replace it), then
+    `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
+    if not node.hooks and node.retained is None and capture is None:
+        return grad_output  # the usual node has none of the three
+    grad_output = run_hooks(node.hooks, grad_output)
+    keep_for_retain_grad(node, grad_output, capture, create_graph)
+    return grad_output
+
+
+def keep_for_retain_grad(node, grad_output, capture: dict | None, create_graph: bool) -> None:
+    """A node's output gradient is complete: capture it for `autograd.grad`, or store it as the
+    output tensor's `.grad` if `retain_grad()` asked for that."""
+    if capture is not None:
+        if id(node) in capture:
+            capture[id(node)] = grad_output
+    elif node.retained is not None and (tensor := node.retained()) is not None:
+        accumulate_grad(tensor, grad_output, create_graph)
+
+
+def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> None:
+    """A leaf's gradient is complete: run its hooks, then add it into `.grad` (or capture it
+    for `autograd.grad`; a leaf it did not ask for is left alone, no hook runs)."""
+    if capture is None:
+        accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
+    elif id(leaf) in capture:
+        capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
+
+
+def accumulate_grad(tensor, grad, create_graph: bool) -> None:
+    """`tensor.grad += grad`. The first gradient is copied (unless recorded): the same gradient
+    Tensor can reach two leaves (`a + b` sends one to both), and each `.grad` must be its own."""
+    if tensor.grad is None:
+        tensor.grad = grad if create_graph else grad._make(grad.array.copy())
+    else:
+        tensor.grad = _plus(tensor.grad, grad, create_graph)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops.shape import stack
-from .engine import GraphTensor
 from .grad import grad
+from .node import GraphTensor
 
 
 def _as_tuple(x) -> tuple[tuple, bool]:

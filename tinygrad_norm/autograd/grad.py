@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .engine import GraphTensor, run_backward
+from .engine import run_backward
+from .node import GraphTensor
 
 
 def grad(

@@ -1,7 +1,5 @@
-"""Small PyTorch functions course code calls: `is_tensor`, `numel`,
-the counting functions `histogram`, `histc`, `bincount`, the thread settings, and the
-switches that mean nothing on a NumPy CPU framework (`compile`, `set_float32_matmul_precision`,
-`use_deterministic_algorithms`), accepted so the code runs.
+"""Counting and asking: `histogram`, `histc`, `bincount` count values; `is_tensor`, `numel`,
+`is_floating_point` ask what a value is.
 
 >>> import tinygrad_norm as tg
 >>> tg.bincount(tg.tensor([0, 1, 1, 3]))
@@ -12,26 +10,13 @@ tensor([1, 2, 0, 1])
 
 from __future__ import annotations
 
-import sys
 from typing import NamedTuple
 
 import numpy as np
 
-from .. import utils
-from ..devices import CPU
-from ..devices import check as check_device
 from ..ops.composite import require_floating
 from ..tensor import Tensor
 from .creation import as_tensor as _as_tensor
-
-_noted = set()
-
-
-def _note_once(key: str, text: str) -> None:
-    """Print a note to stderr, once per process."""
-    if key not in _noted:
-        _noted.add(key)
-        print(f"tinygrad_norm: {text}", file=sys.stderr)
 
 
 def is_tensor(obj) -> bool:
@@ -89,49 +74,3 @@ def bincount(input, weights=None, minlength=0) -> Tensor:  # noqa: A002
     w = _as_tensor(weights).array
     counts = np.bincount(x, weights=w, minlength=minlength)
     return Tensor._make(counts.astype(w.dtype if w.dtype.kind == "f" else np.float64))
-
-
-def set_num_threads(n: int) -> None:
-    """Set the threads NumPy's BLAS uses for matrix products (see `tg.utils.blas_threads`)."""
-    if int(n) < 1:
-        raise RuntimeError(f"set_num_threads: expected a positive number of threads, got {n}")
-    utils.blas_threads(int(n))
-
-
-def get_num_threads() -> int:
-    """The threads NumPy's BLAS uses for matrix products."""
-    return utils.blas_threads()
-
-
-def compile(model=None, **options):  # noqa: A001 - PyTorch's name
-    """Returns `model` unchanged: tinygrad_norm runs every op eagerly, in NumPy, with nothing
-    to compile (a note says so once). Works as `@tg.compile` and `@tg.compile(mode=...)` too."""
-    _note_once("compile", "torch.compile does nothing here: the model runs as written, eagerly")
-    if model is None:
-        return lambda fn: fn
-    return model
-
-
-def set_default_device(device) -> None:
-    """Accepts the CPU (the one device); any other device raises a clear error."""
-    check_device("set_default_device", device)
-
-
-def get_default_device():
-    return CPU
-
-
-def set_float32_matmul_precision(precision: str) -> None:
-    """Accepted and ignored: NumPy's float32 matmul has one precision."""
-
-
-def get_float32_matmul_precision() -> str:
-    return "highest"
-
-
-def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
-    """Accepted and ignored: every op here is deterministic (given the generator's seed)."""
-
-
-def are_deterministic_algorithms_enabled() -> bool:
-    return True

@@ -1,66 +1,125 @@
-"""Module-level indexing, shape and product functions, PyTorch style: `tg.gather(x, 1, idx)`,
+"""Module-level shape, indexing and product functions, PyTorch style: `tg.gather(x, 1, idx)`,
 `tg.flip(x, [0])`, `tg.einsum("ij,jk->ik", a, b)`.
 
 Each accepts Tensors or NumPy arrays (an array becomes a constant Tensor, as in
-`functions.py`) and calls the same code as the Tensor method of the same name.
+`functions/arguments.py`) and calls the same code as the Tensor method of the same name.
 """
-
-import functools
 
 import numpy as np
 
+from ..ops import composite as C
 from ..ops import indexing as I
 from ..ops import products as P
 from ..ops import rearrange as R
 from ..ops import scatter as SC
+from ..ops import shape as S
 from ..ops.einsum import einsum as _einsum
 from ..tensor import Tensor
-from .basic import _t
-from .basic import where as _where
+from .arguments import _on_tensor, _t
+
+# --- joining, splitting, reshaping ----------------------------------------------------------------
 
 
-def _on_tensor(fn):
-    """`fn` with its first argument (the input) made a Tensor if it is a NumPy array."""
-
-    @functools.wraps(fn)
-    def call(input, *args, **kwargs):  # noqa: A002 - PyTorch's name
-        return fn(_t(input), *args, **kwargs)
-
-    return call
+def cat(tensors, dim=0):
+    return S.cat([_t(t) for t in tensors], dim)
 
 
-def _define_on_tensor(module, names: str) -> None:
-    """Defines each of `names` here as `name = _on_tensor(module.name)`: the tables below."""
-    for name in names.split():
-        globals()[name] = _on_tensor(getattr(module, name))
+def stack(tensors, dim=0):
+    return S.stack([_t(t) for t in tensors], dim)
 
 
-# --- indexing -----------------------------------------------------------------------------------
-_define_on_tensor(
-    I,
-    "gather take_along_dim take index_select masked_select nonzero argwhere index_add "
-    "masked_scatter index_put",
-)
-_define_on_tensor(SC, "scatter scatter_add scatter_reduce")
+def reshape(x, *shape):
+    return _t(x).reshape(*shape)
 
 
-def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
-    """`where(cond, input, other)` picks elementwise; `where(cond)` alone is
-    `nonzero(cond, as_tuple=True)`, as in PyTorch."""
-    if input is None and other is None:
-        return I.nonzero(_t(condition), as_tuple=True)
-    if input is None or other is None:
-        raise TypeError("where: give both input and other, or neither (for the indices)")
-    return _where(condition, input, other)
+def flatten(x, start_dim=0, end_dim=-1):
+    return _t(x).flatten(start_dim, end_dim)
 
 
-# --- rearranging --------------------------------------------------------------------------------
-_define_on_tensor(
-    R,
-    "flip fliplr flipud roll rot90 repeat_interleave unflatten narrow movedim diag diagonal "
-    "diag_embed trace broadcast_to",
-)
-moveaxis = movedim  # noqa: F821 - defined by the line above
+def permute(x, *dims):
+    return _t(x).permute(*dims)
+
+
+def transpose(x, dim0, dim1):
+    return _t(x).transpose(dim0, dim1)
+
+
+def squeeze(x, dim=None):
+    return _t(x).squeeze(dim)
+
+
+def unsqueeze(x, dim):
+    return _t(x).unsqueeze(dim)
+
+
+def split(x, split_size_or_sections, dim=0):
+    return _t(x).split(split_size_or_sections, dim)
+
+
+def chunk(x, chunks, dim=0):
+    return _t(x).chunk(chunks, dim)
+
+
+def tril(x, diagonal=0):
+    return C.tril(_t(x), diagonal)
+
+
+def triu(x, diagonal=0):
+    return C.triu(_t(x), diagonal)
+
+
+def hstack(tensors):
+    """Concatenate along dim 1 (along dim 0 for 1-d tensors), as NumPy's hstack."""
+    tensors = [_t(t) for t in tensors]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Stack rows: 1-d tensors become rows of a matrix, others concatenate along dim 0."""
+    tensors = [_t(t) for t in tensors]
+    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def unbind(input, dim=0):  # noqa: A002
+    """The slices along `dim`, as a tuple (each without that dimension)."""
+    return _t(input).unbind(dim)
+
+
+# --- indexing -------------------------------------------------------------------------------------
+gather = _on_tensor(I.gather)
+take_along_dim = _on_tensor(I.take_along_dim)
+take = _on_tensor(I.take)
+index_select = _on_tensor(I.index_select)
+masked_select = _on_tensor(I.masked_select)
+nonzero = _on_tensor(I.nonzero)
+argwhere = _on_tensor(I.argwhere)
+index_add = _on_tensor(I.index_add)
+masked_scatter = _on_tensor(I.masked_scatter)
+index_put = _on_tensor(I.index_put)
+scatter = _on_tensor(SC.scatter)
+scatter_add = _on_tensor(SC.scatter_add)
+scatter_reduce = _on_tensor(SC.scatter_reduce)
+
+
+# --- rearranging ----------------------------------------------------------------------------------
+flip = _on_tensor(R.flip)
+fliplr = _on_tensor(R.fliplr)
+flipud = _on_tensor(R.flipud)
+roll = _on_tensor(R.roll)
+rot90 = _on_tensor(R.rot90)
+repeat_interleave = _on_tensor(R.repeat_interleave)
+unflatten = _on_tensor(R.unflatten)
+narrow = _on_tensor(R.narrow)
+movedim = _on_tensor(R.movedim)
+diag = _on_tensor(R.diag)
+diagonal = _on_tensor(R.diagonal)
+diag_embed = _on_tensor(R.diag_embed)
+trace = _on_tensor(R.trace)
+broadcast_to = _on_tensor(R.broadcast_to)
+moveaxis = movedim
 
 
 def meshgrid(*tensors, indexing=None):
@@ -95,7 +154,7 @@ def _triangle(op: str, keep, row: int, col: int, offset: int, dtype) -> Tensor:
     return Tensor(np.stack([rows, cols]), dtype=dtype or np.int64)
 
 
-# --- products -----------------------------------------------------------------------------------
+# --- products -------------------------------------------------------------------------------------
 def einsum(*args):
     if len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], (list, tuple)):
         args = (args[0], *args[1])  # einsum("ij,jk", [a, b])
@@ -103,5 +162,22 @@ def einsum(*args):
 
 
 einsum.__doc__ = _einsum.__doc__
-_define_on_tensor(P, "mm bmm mv dot inner outer kron tensordot baddbmm addmv")
-vdot, ger = dot, outer  # noqa: F821 - PyTorch's other names, for the functions defined above
+mm = _on_tensor(P.mm)
+bmm = _on_tensor(P.bmm)
+mv = _on_tensor(P.mv)
+dot = _on_tensor(P.dot)
+inner = _on_tensor(P.inner)
+outer = _on_tensor(P.outer)
+kron = _on_tensor(P.kron)
+tensordot = _on_tensor(P.tensordot)
+baddbmm = _on_tensor(P.baddbmm)
+addmv = _on_tensor(P.addmv)
+vdot, ger = dot, outer  # PyTorch's other names
+
+
+def matmul(a, b):
+    return C.matmul(_t(a), _t(b))
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    return C.addmm(_t(input), _t(mat1), _t(mat2), beta=beta, alpha=alpha)

@@ -13,8 +13,9 @@ import copy
 
 import numpy as np
 
-from ..autograd.engine import Context, topological_sort
+from ..autograd.engine import topological_sort
 from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.node import Context
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from .numerical import compare, finite_differences, kinks, within_slopes

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..autograd.engine import Context
+from ..autograd.node import Context
 from ..dtypes import get_default_dtype
 
 HIGHLIGHT = "gold"  # the fill of the node a step's drawing is about
@@ -189,7 +189,7 @@ def draw_with_ids(
         inputs = focus_inputs if is_focus else node.inputs  # None once backward freed them
         for i, edge in enumerate(node.edges):
             tensor = inputs[i] if inputs else None
-            shape, dtype = node.input_meta[i]
+            shape, dtype = node.input_shapes[i], node.input_dtypes[i]
             if id(edge) in tensors:
                 source = tensors[id(edge)]
             elif isinstance(edge, Context):

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
 from ..dtypes import get_default_dtype

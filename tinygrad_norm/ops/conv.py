@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Unfold(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Fold.apply(grad_output, ctx.args[1]), None  # (no gradient for geometry, fill)
+        return Fold.apply(grad_output, ctx.geometry), None  # (no gradient for geometry, fill)
 
 
 def unfold_array(x: np.ndarray, geometry: Windows, fill=0.0) -> np.ndarray:
@@ -174,7 +174,7 @@ class Fold(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return Unfold.apply(grad_output, ctx.args[1]), None
+        return Unfold.apply(grad_output, ctx.geometry), None
 
 
 def fold(cols, geometry: Windows):

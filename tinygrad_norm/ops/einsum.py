@@ -24,7 +24,7 @@ import string
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .movement import ScatterAdd
 
 LETTERS = string.ascii_letters  # PyTorch's labels: a-z and A-Z
@@ -43,10 +43,10 @@ class Einsum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        terms, out = split_equation(ctx.kwargs["equation"])
+        terms, out = split_equation(ctx.equation)
         operands = ctx.saved_tensors
         sizes = {}
-        for term, (shape, _) in zip(terms, ctx.input_meta):
+        for term, shape in zip(terms, ctx.input_shapes):
             sizes.update(zip(term, shape))
         grads = []
         for k, needs in enumerate(ctx.needs_input_grad):

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
 from .xp import exp, one_like, operands, sigmoid, times_mask
@@ -366,4 +366,4 @@ class Cast(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return grad_output.to(ctx.input_meta[0][1]), None
+        return grad_output.to(ctx.input_dtype), None

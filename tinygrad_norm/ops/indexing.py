@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
 from .composite import as_tensor, normalize_dims
 from .movement import GetItem, IndexPut, ScatterAdd

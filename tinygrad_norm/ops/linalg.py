@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .xp import operands
 
 
@@ -40,7 +40,7 @@ class MatMul(Function):
         grad_a = g @ b.swapaxes(-1, -2) if ctx.needs_input_grad[0] else None
         grad_b = None
         if ctx.needs_input_grad[1]:
-            b_shape = ctx.input_meta[1][0]
+            b_shape = ctx.input_shapes[1]
             if len(b_shape) == 2 and a.ndim > 2:
                 k, m = b_shape
                 grad_b = a.reshape(-1, k).T @ g.reshape(-1, m)

@@ -6,7 +6,8 @@ back, send each sliced element's gradient to where it was taken from.
 
 import numpy as np
 
-from ..autograd.engine import Function, GraphTensor
+from ..autograd.function import Function
+from ..autograd.node import GraphTensor
 from .xp import operands, permute
 
 
@@ -22,7 +23,7 @@ class Reshape(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        return g.reshape(ctx.input_meta[0][0]), None
+        return g.reshape(ctx.input_shape), None
 
 
 class Permute(Function):
@@ -37,7 +38,7 @@ class Permute(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        dims = ctx.args[1]
+        dims = ctx.dims
         inverse = tuple(sorted(range(len(dims)), key=dims.__getitem__))  # argsort(dims)
         return permute(g, inverse), None
 
@@ -81,7 +82,7 @@ class GetItem(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        return scatter_add(g, ctx.kwargs["index"], ctx.input_meta[0][0])
+        return scatter_add(g, ctx.index, ctx.input_shape)
 
 
 class ScatterAdd(Function):
@@ -99,7 +100,7 @@ class ScatterAdd(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        index = ctx.kwargs["index"]
+        index = ctx.index
         return GetItem.apply(g, index=index) if isinstance(g, GraphTensor) else g[index]
 
 
@@ -128,9 +129,9 @@ class Cat(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        dim = ctx.kwargs["dim"]
+        dim = ctx.dim
         grads, start = [], 0
-        for needs, (shape, _) in zip(ctx.needs_input_grad, ctx.input_meta):
+        for needs, shape in zip(ctx.needs_input_grad, ctx.input_shapes):
             stop = start + shape[dim]
             index = (slice(None),) * dim + (slice(start, stop),)
             grads.append(g[index] if needs else None)
@@ -170,7 +171,7 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        ints, rest = ctx.kwargs["ints"], ctx.kwargs["rest"]
+        ints, rest = ctx.ints, ctx.rest
         grad_a = grad_v = None
         if ctx.needs_input_grad[0]:
             zero = np.zeros((), dtype=grad_output.dtype)

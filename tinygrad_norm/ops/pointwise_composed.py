@@ -8,7 +8,7 @@ are never differentiable.
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .composite import as_tensor
 from .conv import Unfold, Windows, fold, in_memory_order_of, window_view
 from .shape import cat
@@ -62,7 +62,7 @@ class MaxPool(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        geometry = ctx.args[1]
+        geometry = ctx.geometry
         (grad_output,) = operands(grad_output)
         grad_output = in_memory_order_of(ctx.best, grad_output)
         n, c, k = *grad_output.shape[:2], math.prod(geometry.kernel)

@@ -3,7 +3,7 @@
 `dim` arrives here already normalised to a tuple of non-negative axes (or None for all).
 """
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .xp import broadcast_to, operands
 
 
@@ -35,7 +35,7 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, grad_output):
         (g,) = operands(grad_output)
-        shape, dims = ctx.input_meta[0][0], ctx.args[1]
+        shape, dims = ctx.input_shape, ctx.dims
         return broadcast_to(g.reshape(kept_shape(shape, dims)), shape), None, None
 
 

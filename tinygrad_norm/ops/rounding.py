@@ -9,7 +9,7 @@ jumps). As PyTorch, the output of such an op still belongs to the graph (`grad_f
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 
 
 class PiecewiseConstant(Function):
@@ -21,7 +21,7 @@ class PiecewiseConstant(Function):
     def backward(ctx, grad_output):
         return tuple(
             grad_output._make(np.zeros(shape, dtype)) if needs else None
-            for needs, (shape, dtype) in zip(ctx.needs_input_grad, ctx.input_meta)
+            for needs, shape, dtype in zip(ctx.needs_input_grad, ctx.input_shapes, ctx.input_dtypes)
         )
 
 

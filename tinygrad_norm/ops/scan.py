@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .composite import ValuesIndices
 from .pointwise_composed import logaddexp, to_float
 from .shape import cat
@@ -43,7 +43,7 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        dim = ctx.args[1]
+        dim = ctx.dim
         backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
         return Cumsum.apply(grad_output[backwards], dim)[backwards], None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from .composite import as_tensor
 from .elementwise import Where
 from .indexing import as_1d, check_index_shape, check_range, constant, grid, index_array, one_dim

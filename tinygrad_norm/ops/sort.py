@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from .composite import ValuesIndices, normalize_dims
 from .movement import GetItem
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .elementwise import float_array
 from .erfinv_numpy import erfc as erfc_array
 from .erfinv_numpy import erfinv as erfinv_array

@@ -11,7 +11,7 @@ provided (that backward returns NumPy arrays; gradgradcheck of a gradgrad would 
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 
 
 def _t(m: np.ndarray) -> np.ndarray:

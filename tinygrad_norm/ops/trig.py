@@ -11,7 +11,7 @@ d f^-1(y)/dy = 1 / f'(f^-1(y)); e.g. for asin, cos(asin(y)) = sqrt(1 - y^2).
 
 import numpy as np
 
-from ..autograd.engine import Function
+from ..autograd.function import Function
 from .elementwise import Where, float_array
 from .special import FloatUnary, FloatUnaryOfOutput
 

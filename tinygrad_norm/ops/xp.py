@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import GraphTensor
 from .erf_numpy import erf as erf_array
 
 

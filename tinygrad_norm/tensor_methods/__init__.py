@@ -1,11 +1,14 @@
 """The methods `Tensor` inherits, grouped by what they do; each calls into `ops/`.
 
-- `pointwise`: exp, log, sqrt, tanh, sigmoid, relu, clamp, maximum, masked_fill, matmul, ...
+- `math`: elementwise maths (exp, log, clamp, pow, matmul, trig, rounding, logical/bitwise),
+  scans and sorting
 - `reductions`: sum, mean, var, std, max, min, argmax, norm, softmax, log_softmax, ...
-- `movement`: reshape/view, flatten, permute, transpose, squeeze, expand, repeat, split, ...
-- `math`: issue 12's trig, rounding, logical/bitwise, reductions, scans and sorting
-- `shape`: gather / scatter / index ops, flip, roll, unfold, diagonal, ..., mm, bmm, dot, kron
-- `compat`: PyTorch habits: device, cpu/cuda, nelement, type(), f"{t:.4f}", new_zeros, random fills
-- `course`: t(), mT, int(), half(), clamp_min, stride(), exp_/relu_/..., addcmul_, lerp_
+- `shape`: reshape/view, permute, transpose, t(), expand, split, gather / scatter / index ops,
+  flip, roll, unfold, diagonal, ..., mm, bmm, dot, kron
+- `inplace`: x.add_(y), x += y, x[idx] = v, zero_(), exp_(), clamp_min_(), addcmul_(), ...
+- `sampling`: the random fills and draws (bernoulli_, random_, exponential_, multinomial)
+- `conversion`: device, cpu(), type(), int(), half(), nelement(), stride(), new_zeros, format
+- `numpy_interop`: np.asarray(t), ufuncs on Tensors, DLPack
+- `indexing`: a PyTorch index as a NumPy index; `printing`: how a tensor prints
 - `size`: `Size`, the shape as a tuple printed `torch.Size([2, 3])`
 """

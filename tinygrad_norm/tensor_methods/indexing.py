@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
+from ..autograd.node import GraphTensor
 from ..ops.movement import has_array_index
 
 

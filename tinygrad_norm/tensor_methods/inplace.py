@@ -32,15 +32,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
-from ..autograd.features import refuse_stale_view
+from ..autograd.function import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.node import GraphTensor
 from ..convert import number_as
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
 from ..random import numpy_generator
 from .indexing import ints_first, normalize_index
+from .math import _refuse_integer_division
+
+
+def _in_place(op: str, out_of_place):
+    """The method `x.op()` of no arguments: `out_of_place(x)`, written back into x."""
+
+    def method(self):
+        return self._change_in_place(op, out_of_place)
+
+    method.__name__, method.__qualname__ = op, f"Tensor.{op}"
+    return method
 
 
 class InPlaceMethods:
@@ -192,6 +203,46 @@ class InPlaceMethods:
             return IndexPut.apply(t, value, ints=ints, rest=rest)
 
         self._change_in_place("setitem", put, value)
+
+    # --- in place: out-of-place op, written back -------------------------------------------
+    exp_ = _in_place("exp_", lambda t: t.exp())
+
+    log_ = _in_place("log_", lambda t: t.log())
+
+    sqrt_ = _in_place("sqrt_", lambda t: t.sqrt())
+
+    abs_ = _in_place("abs_", lambda t: t.abs())
+
+    neg_ = _in_place("neg_", lambda t: -t)
+
+    sigmoid_ = _in_place("sigmoid_", lambda t: t.sigmoid())
+
+    tanh_ = _in_place("tanh_", lambda t: t.tanh())
+
+    relu_ = _in_place("relu_", lambda t: t.relu())
+
+    def clamp_min_(self, min):  # noqa: A002 - PyTorch's name
+        return self._change_in_place("clamp_min_", lambda t: t.clamp(min=min), min)
+
+    def clamp_max_(self, max):  # noqa: A002 - PyTorch's name
+        return self._change_in_place("clamp_max_", lambda t: t.clamp(max=max), max)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 * tensor2 (Adam's second moment: `v.addcmul_(g, g, 1 - b2)`)."""
+        return self._change_in_place(
+            "addcmul_", lambda t: t + value * (tensor1 * tensor2), tensor1, tensor2
+        )
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        """self += value * tensor1 / tensor2 (Adam's update: `p.addcdiv_(m, denom, value=-lr)`)."""
+        _refuse_integer_division("addcdiv_", tensor1, tensor2)
+        return self._change_in_place(
+            "addcdiv_", lambda t: t + value * (tensor1 / tensor2), tensor1, tensor2
+        )
+
+    def lerp_(self, end, weight):
+        """self += weight * (end - self) (an exponential moving average: `m.lerp_(g, 1 - b1)`)."""
+        return self._change_in_place("lerp_", lambda t: t.lerp(end, weight), end, weight)
 
 
 def _change_a_slice(view, compute):

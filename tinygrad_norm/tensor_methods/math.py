@@ -9,18 +9,47 @@ its arguments on is that function itself: `isnan = M.isnan` makes `x.isnan()` th
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..ops import composite as C
 from ..ops import pointwise_composed as M
 from ..ops import reduce_composed as R
-from ..ops import scan as S
+from ..ops import scan as SCAN
 from ..ops import sort as O
+from ..ops.elementwise import Abs, Erf, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
 from ..ops.rounding import Ceil, Floor, Round, Sign, Trunc
 from ..ops.special import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
 from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cos, Cosh, Sin, Sinh, Tan
-from .pointwise import method_of
+
+
+def method_of(fn):
+    """The Tensor method that applies the one-input primitive `fn`: with `exp = method_of(Exp)`,
+    `x.exp()` is `Exp.apply(x)`. The method takes fn's name (lower case) and docstring."""
+
+    def method(self):
+        return fn.apply(self)
+
+    method.__name__ = fn.__name__.lower()
+    method.__qualname__, method.__doc__ = f"Tensor.{method.__name__}", fn.__doc__
+    return method
+
+
+def _refuse_integer_division(op: str, tensor1, tensor2) -> None:
+    """PyTorch's RuntimeError for an addcdiv of two integer (or bool) tensors: it used to
+    divide them rounding toward zero, and now refuses rather than silently change the result."""
+    dtype1, dtype2 = (
+        np.asarray(t.array if hasattr(t, "array") else t).dtype for t in (tensor1, tensor2)
+    )
+    if dtype1.kind in "biu" and dtype2.kind in "biu":
+        raise RuntimeError(
+            f"{op}: tensor1 ({dtype1}) and tensor2 ({dtype2}) are both integers (or bools), and "
+            "addcdiv of integers is not supported (as in PyTorch); convert one to float "
+            f"first, e.g. x.{op}(tensor1.float(), tensor2)"
+        )
 
 
 class MathMethods:
-    """Tensor methods for issue 12's op set: `x.sin()`, `x.cumsum(0)`, `x.sort(descending=True)`.
+    """Tensor methods for maths: `x.exp()`, `x.sin()`, `x.cumsum(0)`, `x.sort(descending=True)`.
 
     >>> import tinygrad_norm as tg
     >>> tg.tensor([0.0, 1.0]).exp2()
@@ -107,9 +136,47 @@ class MathMethods:
     median, mode, kthvalue = R.median, R.mode, R.kthvalue
 
     # --- scans along one dim -------------------------------------------------------------------
-    cumsum, cumprod, logcumsumexp = S.cumsum, S.cumprod, S.logcumsumexp
-    cummax, cummin = S.cummax, S.cummin
+    cumsum, cumprod, logcumsumexp = SCAN.cumsum, SCAN.cumprod, SCAN.logcumsumexp
+    cummax, cummin = SCAN.cummax, SCAN.cummin
 
     # --- sorting -------------------------------------------------------------------------------
     sort, argsort, msort = O.sort, O.argsort, O.msort
     topk, unique = O.topk, O.unique
+
+    # --- elementwise: exp, log, clamp, pow, matmul, ... ----------------------------------------
+    exp, log, sqrt = method_of(Exp), method_of(Log), method_of(Sqrt)
+
+    def rsqrt(self):
+        return 1 / Sqrt.apply(self)
+
+    def pow(self, exponent):
+        return self**exponent  # Tensor.__pow__ (which refuses int ** negative int)
+
+    tanh, sigmoid, relu = method_of(Tanh), method_of(Sigmoid), method_of(Relu)
+    erf, abs = method_of(Erf), method_of(Abs)
+    clamp = clip = C.clamp
+
+    def maximum(self, other):
+        return C.maximum(self, other)
+
+    def minimum(self, other):
+        return C.minimum(self, other)
+
+    masked_fill, tril, triu = C.masked_fill, C.tril, C.triu
+
+    def matmul(self, other):
+        return C.matmul(self, other)
+
+    # --- clamps with one bound ------------------------------------------------------------------
+    def clamp_min(self, min):  # noqa: A002 - PyTorch's name
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):  # noqa: A002 - PyTorch's name
+        return self.clamp(max=max)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return self + value * (tensor1 * tensor2)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        _refuse_integer_division("addcdiv", tensor1, tensor2)
+        return self + value * (tensor1 / tensor2)

@@ -35,8 +35,8 @@ import operator
 
 import numpy as np
 
-from ..autograd.engine import GraphTensor
 from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.node import GraphTensor
 from ..ops import composite as C
 
 # The ufuncs whose Tensor operation has another name; the rest match by name (np.exp: exp).

@@ -1,4 +1,5 @@
-"""Indexing, shape and linear-algebra methods of Tensor: each a one-line call into the ops, or
+"""Shape, movement, indexing and linear-algebra methods of Tensor (`x.reshape(2, 3)`, `x.t()`,
+`x.gather(1, i)`, `x.bmm(y)`): each a one-line call into the ops, or
 the op's function itself where the method only passes its arguments on (`take = I.take` makes
 `x.take(i)` the call `I.take(x, i)`).
 
@@ -13,6 +14,7 @@ from ..ops import indexing as I
 from ..ops import products as P
 from ..ops import rearrange as S
 from ..ops import scatter as SC
+from ..ops import shape as MV
 from ..ops.composite import where
 
 
@@ -93,3 +95,57 @@ class ShapeMethods:
     inner, kron = P.inner, P.kron
     outer = ger = P.outer
     addmm, baddbmm, addmv = P.addmm, P.baddbmm, P.addmv
+
+    # --- movement: reshape, permute, expand, split, ... ----------------------------------------
+    def reshape(self, *shape):
+        return MV.reshape(self, *shape)
+
+    view = reshape
+    flatten = MV.flatten
+
+    def permute(self, *dims):
+        return MV.permute(self, *dims)
+
+    transpose = MV.transpose
+    swapaxes = transpose
+    squeeze = MV.squeeze
+    unsqueeze = MV.unsqueeze
+
+    def expand(self, *sizes):
+        return MV.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return MV.expand(self, other.shape)
+
+    def repeat(self, *sizes):
+        return MV.repeat(self, *sizes)
+
+    split = MV.split
+    chunk = MV.chunk
+
+    # --- transposes ----------------------------------------------------------------------------
+    def t(self):
+        """The transpose of a matrix; a 0-d or 1-d tensor is returned as it is (PyTorch's t)."""
+        if self.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D "
+                f"(shape {tuple(self.shape)}); use transpose(dim0, dim1) or .mT"
+            )
+        return self if self.ndim < 2 else self.transpose(0, 1)
+
+    @property
+    def mT(self):  # noqa: N802 - PyTorch's name
+        """The last two dimensions swapped: a batch of matrices, each transposed."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                f"tensor.mT is only supported on matrices or batches of matrices, got a "
+                f"{self.ndim}-D tensor"
+            )
+        return self.transpose(-2, -1)
+
+    def unbind(self, dim=0):
+        """The slices along `dim`, as a tuple (each without that dimension)."""
+        if self.ndim == 0:
+            raise IndexError("unbind: a 0-d tensor has no dimension to unbind")
+        dim = dim % self.ndim
+        return tuple(self[(slice(None),) * dim + (i,)] for i in range(self.shape[dim]))

@@ -6,7 +6,7 @@ Names, arguments and semantics are PyTorch's. `layer_norm`, `softmax`, `log_soft
 Each accepts Tensors (or NumPy arrays, which become constants) and returns a Tensor.
 """
 
-from ...functions.basic import sigmoid, tanh  # F.sigmoid, F.tanh are tg.sigmoid, tg.tanh
+from ...functions.pointwise import sigmoid, tanh  # F.sigmoid, F.tanh are tg.sigmoid, tg.tanh
 from ...tensor import Tensor
 from .activation import (
     _constant,

@@ -9,7 +9,7 @@ Here it is one node whose backward writes the gradient of q, k and v into one ar
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
 from ..xp import imul, isub, matmul, operands, row_dot

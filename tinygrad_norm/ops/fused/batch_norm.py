@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..xp import constant_array, iadd, imul, operands
 
@@ -74,7 +74,7 @@ class BatchNorm(Function):
     def backward(ctx, grad_output):
         x, weight = ctx.saved_tensors
         if is_grad_enabled():  # create_graph: the statistics as functions of x, for second order
-            centered, rstd, scale = _center(x, weight, ctx.kwargs["eps"])
+            centered, rstd, scale = _center(x, weight, ctx.eps)
         else:
             centered, rstd, scale = ctx.centered, ctx.rstd, ctx.scale
         (grad_output,) = operands(grad_output)

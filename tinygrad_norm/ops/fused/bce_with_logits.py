@@ -6,7 +6,7 @@ relu, abs, exp, log and sums, the reduction); a small classifier's step has few 
 
 import math
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ..xp import operands, sigmoid, softplus
 
 
@@ -56,9 +56,9 @@ class BCEWithLogits(Function):
     def backward(ctx, grad_output):
         # NOTE: the formulas read the same for arrays and Tensors (see `xp.py`).
         g, x, t = operands(grad_output, *ctx.saved_tensors)
-        pos_weight, weight = ctx.kwargs["pos_weight"], ctx.kwargs["weight"]
-        if ctx.kwargs["reduction"] == "mean":
-            g = g / math.prod(ctx.input_meta[0][0])
+        pos_weight, weight = ctx.pos_weight, ctx.weight
+        if ctx.reduction == "mean":
+            g = g / math.prod(ctx.input_shape)
         if weight is not None:
             g = g * weight
         grad_x = grad_t = None

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..conv import Unfold, Windows, fold, window_view
 from ..xp import operands, permute
@@ -73,12 +73,12 @@ class Conv(Function):
     @staticmethod
     def backward(ctx, grad_output):
         x, weight, cols = ctx.saved_tensors
-        geometry, groups = ctx.args[3:5]
+        geometry, groups = ctx.geometry, ctx.groups
         needs_x, needs_w, needs_b = ctx.needs_input_grad[:3]
         if is_grad_enabled() and needs_w:  # create_graph: cols as a function of x
             cols = columns(x, geometry)
         grad_output, weight, cols = operands(grad_output, weight, cols)
-        (x_shape, _), (w_shape, _) = ctx.input_meta[:2]
+        x_shape, w_shape = ctx.input_shapes[:2]
         n, o = grad_output.shape[:2]
         length = math.prod(geometry.out) * n
         g = permute(grad_output, _batch_last(grad_output.ndim))  # (O, *O, N)

@@ -6,8 +6,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...autograd.engine import Function, GraphTensor
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
+from ...autograd.node import GraphTensor
 from ..xp import exp, imul, isub, operands
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
 
@@ -138,18 +139,17 @@ class CrossEntropy(Function):
         # create_graph: log p as a function of x, for second order
         logp = LogSoftmax.apply(x, dim=1) if is_grad_enabled() else ctx.logp
         target, grad_output = operands(target, grad_output)
-        kw = ctx.kwargs
         q = getattr(ctx, "target_q", None) or target_distribution(
-            target, kw["weight"], x.shape[1], kw["ignore_index"], kw["label_smoothing"], x.dtype
+            target, ctx.weight, x.shape[1], ctx.ignore_index, ctx.label_smoothing, x.dtype
         )
-        if kw["reduction"] == "none":
+        if ctx.reduction == "none":
             per_sample = grad_output  # (N, d1, ...): one factor per sample
             scale = _class_axis(grad_output)  # (N, 1, d1, ...), along the classes
         else:
             # NOTE: every target ignored: the mean of nothing is NaN (as PyTorch), but no sample
             # took part, so q is 0 everywhere and the gradient is 0 (as PyTorch), not 0 * inf.
             denominator = ctx.denominator if ctx.denominator else 1.0
-            scale = grad_output if kw["reduction"] == "sum" else grad_output / denominator
+            scale = grad_output if ctx.reduction == "sum" else grad_output / denominator
             per_sample = scale
         grad_x = grad_target = None
         if ctx.needs_input_grad[0]:
@@ -159,7 +159,7 @@ class CrossEntropy(Function):
             if q.dense is not None:
                 grad_x = isub(grad_x, q.dense * scale)
         if ctx.needs_input_grad[1]:
-            eps, weight = kw["label_smoothing"], kw["weight"]
+            eps, weight = ctx.label_smoothing, ctx.weight
             w_c = 1 if weight is None else _class_column(weight, x.ndim, x.dtype)
             dq_dtarget = (1 - eps) * w_c
             grad_target = -logp * dq_dtarget * scale

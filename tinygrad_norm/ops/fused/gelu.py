@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..xp import erf, exp_, iadd, imul, isub, operands, tanh_
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ..xp import operands
 
 
@@ -57,9 +57,9 @@ class Linear(Function):
         # when nothing is recorded, with no op overhead for the reshapes.
         grad_output, x, w = operands(grad_output, *ctx.saved_tensors)
         needs_x, needs_w, needs_b = ctx.needs_input_grad
-        x_shape = ctx.input_meta[0][0]
+        x_shape = ctx.input_shape
         g = _rows(grad_output)  # (N, m)
-        if ctx.kwargs.get("out_in"):  # w (m, k) (`linear` passes out_in by keyword)
+        if ctx.out_in:  # w (m, k)
             grad_x = (g @ w).reshape(x_shape) if needs_x else None
             grad_w = g.T @ _rows(x) if needs_w else None  # (m, N) @ (N, k)
         else:  # w (k, m)

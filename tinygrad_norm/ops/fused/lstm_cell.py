@@ -14,7 +14,7 @@ inside the node too (~340 nodes, 27-29 ms). `nn.LSTM` now runs each whole layer 
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
 from ..xp import operands

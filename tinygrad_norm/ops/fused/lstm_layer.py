@@ -16,7 +16,7 @@ OpenBLAS 0.3.31 on its AVX2 kernels; docs/speed.md).
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..movement import Cat
 from ..xp import iadd, imul, operands
@@ -117,7 +117,7 @@ class LSTMLayer(Function):
     @staticmethod
     def backward(ctx, grad_output):
         x_proj, h0, c0, w_hh, b_hh, acts, cs, tanh_c, out = ctx.saved_tensors
-        reverse = ctx.kwargs.get("reverse", False)  # `lstm_layer` passes it by keyword
+        reverse = ctx.reverse
         if is_grad_enabled():  # create_graph: the forward values as functions of the inputs
             acts, cs, out = _recorded_forward(x_proj, h0, c0, w_hh, b_hh, reverse)
             tanh_c = cs.tanh()

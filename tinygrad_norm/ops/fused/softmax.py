@@ -9,7 +9,7 @@ gradients.
 
 import numpy as np
 
-from ...autograd.engine import Function
+from ...autograd.function import Function
 from ..composite import normalize_dims, require_floating
 from ..xp import data, exp, exp_, masked_fill_, max_shifted, operands
 

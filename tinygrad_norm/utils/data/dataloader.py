@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ...functions.basic import stack
+from ...functions.shape import stack
 from ...tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler

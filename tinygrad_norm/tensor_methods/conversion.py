@@ -1,8 +1,9 @@
-"""PyTorch habits of a Tensor: its device, `.cpu()`, `nelement()`, `type()`, `f"{t:.4f}"`,
-`new_zeros`, the random in-place fills (`bernoulli_`, `random_`) and draws (`multinomial`).
+"""What a tensor is and what it becomes: its device (`.cpu()`, `.device`), its type (`type()`,
+`.int()`, `.half()`), its size in memory (`nelement()`, `element_size()`, `stride()`), how it
+formats (`f"{t:.4f}"`) and new tensors like it (`new_zeros`, `new_full`, ...).
 
-These change no maths; they let PyTorch course code run unchanged. `CompatMethods` is mixed
-into `Tensor`, so every method here is an ordinary Tensor method.
+None of these changes the maths. `ConversionMethods` is mixed into `Tensor`, so every method
+here is an ordinary Tensor method.
 
 >>> import tinygrad_norm as tg
 >>> t = tg.tensor(3.14159)
@@ -14,9 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import devices
-from ..autograd.grad_mode import is_grad_enabled
-from ..random import draw_multinomial, numpy_generator
+from .. import devices, dtypes
 
 # `t.type()`: PyTorch's legacy tensor-type names.
 TYPE_NAMES = {
@@ -33,7 +32,7 @@ TYPE_NAMES = {
 _DTYPE_OF_TYPE = {f"torch.{name}": dtype for dtype, name in TYPE_NAMES.items()}
 
 
-class CompatMethods:
+class ConversionMethods:
     __slots__ = ()
 
     is_cuda = False
@@ -136,49 +135,27 @@ class CompatMethods:
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
         return self.new_zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
-    # --- random fills, in place (through copy_: checked and counted as every in-place change) ---
-    def bernoulli_(self, p=0.5, *, generator=None):
-        """Fill with 1 (probability p) or 0, drawn from `generator` (or the global one)."""
-        p = np.asarray(p.array if hasattr(p, "array") else p, dtype=np.float64)
-        if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
-            raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
-        draws = numpy_generator(generator, "bernoulli_").random(self.array.shape) < p
-        return self._fill("bernoulli_", draws)
+    # --- dtype shorthands (as .float(), .double(), .long(), .bool()) ----------------------------
+    def int(self):
+        return self.to(dtypes.int32)
 
-    def random_(self, from_=0, to=None, *, generator=None):
-        """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
-        omitted, as `random_(to)` in PyTorch)."""
-        low, high = (0, from_) if to is None else (from_, to)
-        if to is None and from_ == 0:
-            high = (
-                2 ** (np.finfo(self.array.dtype).nmant + 1) if self.is_floating_point() else 2**31
-            )
-        draws = numpy_generator(generator, "random_").integers(low, high, self.array.shape)
-        return self._fill("random_", draws)
+    def short(self):
+        return self.to(dtypes.int16)
 
-    def exponential_(self, lambd=1.0, *, generator=None):
-        """Fill with samples of the exponential distribution of rate `lambd`."""
-        rng = numpy_generator(generator, "exponential_")
-        return self._fill("exponential_", rng.exponential(1.0 / lambd, self.array.shape))
+    def byte(self):
+        return self.to(dtypes.uint8)
 
-    def _fill(self, op: str, values: np.ndarray):
-        if self.requires_grad and is_grad_enabled():
-            raise RuntimeError(
-                f"{op}: a leaf tensor that requires grad is being used in an in-place operation; "
-                "do it inside `with tg.no_grad():` (as initialisation does)"
-            )
-        return self.copy_(type(self)._make(values.astype(self.array.dtype)))
+    def char(self):
+        return self.to(dtypes.int8)
 
-    # --- random draws --------------------------------------------------------------------------
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        """Indices drawn with these (unnormalised) weights: see `tg.multinomial`."""
-        rng = numpy_generator(generator, "multinomial")
-        return type(self)._make(draw_multinomial(self.array, num_samples, replacement, rng))
+    def half(self):
+        return self.to(dtypes.float16)
 
-    def bernoulli(self, p=None, *, generator=None):
-        """1 with probability self (or `p`), else 0, in this tensor's dtype."""
-        out = type(self)._make(np.empty_like(self.array))
-        return out.bernoulli_(self.array if p is None else p, generator=generator)
+    # --- memory layout ------------------------------------------------------------------------
+    def stride(self, dim=None):
+        """Steps in elements (not bytes) between neighbours along each dimension."""
+        steps = tuple(s // self.array.itemsize for s in self.array.strides)
+        return steps if dim is None else steps[dim]
 
 
 def _sizes(size: tuple) -> tuple:
@@ -195,7 +172,7 @@ def to_arguments(tensor, args: tuple, kwargs: dict):
     if kwargs:
         raise TypeError(f"to: unexpected keyword argument(s) {', '.join(kwargs)}")
     for arg in args:
-        if isinstance(arg, CompatMethods):
+        if isinstance(arg, ConversionMethods):
             dtype = arg.array.dtype
         elif devices.is_device(arg) or isinstance(arg, int) and not isinstance(arg, bool):
             devices.check("to", arg)

@@ -1,29 +1,51 @@
-"""Module-level math functions, PyTorch style: `tg.sin(x)`, `tg.atan2(y, x)`, `tg.cumsum(x, 0)`.
+"""Module-level elementwise functions, PyTorch style: `tg.exp(x)`, `tg.clamp(x, 0, 1)`,
+`tg.atan2(y, x)`, `tg.where(c, a, b)`.
 
 Each accepts a Tensor or a NumPy array (which becomes a constant Tensor) and calls the Tensor
 method of the same name (tensor_methods/math.py), so both spellings run the same code.
 """
 
+import numpy as np
+
 from ..ops import composite as C
+from ..ops import indexing as I
 from ..ops import pointwise_composed as M
-from ..ops import reduce_composed as R
-from ..ops import sort as O
 from ..tensor import Tensor
-from .creation import as_tensor
+from .arguments import _like, _t, _t2
+
+# --- elementwise, one input -----------------------------------------------------------------------
 
 
-def _t(x) -> Tensor:
-    return as_tensor(x)
+def abs(x):  # noqa: A001 - PyTorch's names shadow Python's builtins, on purpose
+    return _t(x).abs()
 
 
-def _t2(a, b) -> Tensor:
-    """The first operand as a Tensor; a number first takes the second's dtype (torch.add(1, x))."""
-    if isinstance(b, Tensor) and isinstance(a, (bool, int, float)):
-        return C.as_tensor(a, b)
-    return _t(a)
+def exp(x):
+    return _t(x).exp()
 
 
-# --- elementwise, one input --------------------------------------------------------------------
+def log(x):
+    return _t(x).log()
+
+
+def sqrt(x):
+    return _t(x).sqrt()
+
+
+def tanh(x):
+    return _t(x).tanh()
+
+
+def sigmoid(x):
+    return _t(x).sigmoid()
+
+
+def relu(x):
+    return _t(x).relu()
+
+
+def erf(x):
+    return _t(x).erf()
 
 
 def sin(input):  # noqa: A002 - PyTorch's argument name
@@ -198,7 +220,42 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
     return _t(input).nan_to_num(nan, posinf, neginf)
 
 
-# --- elementwise, two inputs ----------------------------------------------------------------
+# --- elementwise, two inputs and more -------------------------------------------------------------
+
+
+def maximum(a, b):
+    like = _like(a, b)
+    return C.maximum(C.as_tensor(a, like), C.as_tensor(b, like))
+
+
+def minimum(a, b):
+    like = _like(a, b)
+    return C.minimum(C.as_tensor(a, like), C.as_tensor(b, like))
+
+
+def clamp(x, min=None, max=None):  # noqa: A002
+    return C.clamp(_t(x), min, max)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002 - PyTorch's names
+    return _t(input).clamp(min=min)
+
+
+def clamp_max(input, max):  # noqa: A002 - PyTorch's names
+    return _t(input).clamp(max=max)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """input + value * tensor1 * tensor2."""
+    return _t(input).addcmul(tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """input + value * tensor1 / tensor2."""
+    return _t(input).addcdiv(tensor1, tensor2, value=value)
 
 
 def atan2(input, other):  # noqa: A002
@@ -295,97 +352,38 @@ def lerp(input, end, weight):  # noqa: A002
     return _t2(input, end).lerp(end, weight)
 
 
-# --- reductions and scans ------------------------------------------------------------------------
-def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    return _t(input).prod(dim, keepdim, dtype=dtype)
+def softmax(x, dim):
+    return _t(x).softmax(dim)
 
 
-def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    return _t(input).logsumexp(dim, keepdim)
+def log_softmax(x, dim):
+    return _t(x).log_softmax(dim)
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001, A002
-    return _t(input).all(dim, keepdim)
+def masked_fill(x, mask, value):
+    return _t(x).masked_fill(mask, value)
 
 
-def any(input, dim=None, keepdim=False):  # noqa: A001, A002
-    return _t(input).any(dim, keepdim)
+def _select(condition, input, other):  # noqa: A002
+    like = _like(input, other)
+    return C.where(condition, C.as_tensor(input, like), C.as_tensor(other, like))
 
 
-def count_nonzero(input, dim=None):  # noqa: A002
-    return _t(input).count_nonzero(dim)
+def where(condition, input=None, other=None):  # noqa: A002 - PyTorch's names
+    """`where(cond, input, other)` picks elementwise; `where(cond)` alone is
+    `nonzero(cond, as_tuple=True)`, as in PyTorch."""
+    if input is None and other is None:
+        return I.nonzero(_t(condition), as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: give both input and other, or neither (for the indices)")
+    return _select(condition, input, other)
 
 
-def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
-    return _t(input).aminmax(dim=dim, keepdim=keepdim)
+def isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> Tensor:
+    """Elementwise |a - b| <= atol + rtol * |b|, as a bool tensor (never differentiable)."""
+    return Tensor._make(np.isclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))
 
 
-def median(input, dim=None, keepdim=False):  # noqa: A002
-    return _t(input).median(dim, keepdim)
-
-
-def mode(input, dim=-1, keepdim=False):  # noqa: A002
-    return _t(input).mode(dim, keepdim)
-
-
-def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
-    return _t(input).kthvalue(k, dim, keepdim)
-
-
-def var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    return R.var_mean(_t(input), dim, unbiased, keepdim, correction=correction)
-
-
-def std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=None):  # noqa: A002
-    return R.std_mean(_t(input), dim, unbiased, keepdim, correction=correction)
-
-
-def cumsum(input, dim, *, dtype=None):  # noqa: A002
-    return _t(input).cumsum(dim, dtype=dtype)
-
-
-def cumprod(input, dim, *, dtype=None):  # noqa: A002
-    return _t(input).cumprod(dim, dtype=dtype)
-
-
-def logcumsumexp(input, dim):  # noqa: A002
-    return _t(input).logcumsumexp(dim)
-
-
-def cummax(input, dim):  # noqa: A002
-    return _t(input).cummax(dim)
-
-
-def cummin(input, dim):  # noqa: A002
-    return _t(input).cummin(dim)
-
-
-# --- sorting and searching -----------------------------------------------------------------------
-def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
-    return _t(input).sort(dim, descending, stable)
-
-
-def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
-    return _t(input).argsort(dim, descending, stable)
-
-
-def msort(input):  # noqa: A002
-    return _t(input).msort()
-
-
-def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    return _t(input).topk(k, dim, largest, sorted)
-
-
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    return _t(input).unique(sorted, return_inverse, return_counts, dim)
-
-
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):  # noqa: A002
-    return O.searchsorted(
-        _t(sorted_sequence), _t(input), out_int32=out_int32, right=right, side=side, sorter=sorter
-    )
-
-
-def bucketize(input, boundaries, *, out_int32=False, right=False):  # noqa: A002
-    return O.bucketize(_t(input), _t(boundaries), out_int32=out_int32, right=right)
+def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> bool:
+    """True when every element of `a` is close to `b` (see `isclose`)."""
+    return bool(np.allclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))
