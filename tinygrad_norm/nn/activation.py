@@ -123,7 +123,7 @@ class LogSoftmax(Module):
         return f"dim={self.dim}"
 
 
-# --- the other activations of issue 12: thin Modules over nn.functional --------------------------
+# --- the other activations: thin Modules over nn.functional ---------------------------------
 class _Elementwise(Module):
     """An activation without parameters: forward calls `F.<fn_name>(input, **arguments)`, each
     argument kept as an attribute of PyTorch's name (`LeakyReLU().negative_slope`)."""

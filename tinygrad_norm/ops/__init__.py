@@ -1,21 +1,31 @@
 """The primitive operations: each a small `Function` with its forward and backward together.
 
+Primitives (a forward on arrays and a backward written with Tensor operations):
+
 - `elementwise`: Add, Sub, Neg, Mul, Div, Pow, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Erf,
-  Where, Cast
-- `reduce`: Sum, Max
-- `movement`: Reshape, Permute, Expand, GetItem, ScatterAdd, Cat, Clone
-- `linalg`: MatMul
-- `conv`: Unfold (im2col) and Fold (col2im), each the other's backward; convolution is
-  Unfold then MatMul (fused into one node in `fused/conv.py`; `pool` builds pooling and
-  resampling on them)
-- `elementwise_more`: Maximum, Minimum, Expm1, Log1p, Log2, Log10, Erfc, Erfinv, Fmod, Remainder
+  Where, Cast, Maximum, Minimum, Fmod, Remainder
+- `special`: Expm1, Log1p, Log2, Log10, Erfc, Erfinv (on floats: `FloatUnary`)
 - `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh
 - `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv
+- `reduce`: Sum, Max
 - `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
-- `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad (the spectral matrix norms)
+- `movement`: Reshape, Permute, Expand, GetItem, ScatterAdd, IndexPut, Cat, Clone
+- `linalg`: MatMul; `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad
+- `conv`: Unfold (im2col) and Fold (col2im), each the other's backward; `pool`: MaxPool, and
+  average pooling and resampling built on the windows of `conv`
 
-Everything else (mean, var, softmax, split, ...) is composed from these in `composite` and
-`shape`; issue 12's math in `math_composite`, `reduce_more` and `sort`; its indexing,
-rearranging and product ops in `indexing` and `scatter` (with GetItem, ScatterAdd, IndexPut),
-`rearrange` and `products`.
+Composed from the primitives (no backward of their own; autograd derives it):
+
+- `composite`: mean, var, where, clamp, matmul with broadcasting, ...
+- `shape`: reshape/view, permute, transpose, expand, squeeze, repeat, cat, stack, split
+- `pointwise_composed`: exp2, frac, hypot, lerp, logaddexp, nan_to_num, logical and bitwise ops
+- `reduce_composed`: prod, logsumexp, std_mean, var_mean, all, any, median, mode, kthvalue
+- `sort`: sort, argsort, topk, unique, searchsorted; `indexing` and `scatter`: gather, take,
+  index_select, index_add, masked ops, scatter*; `rearrange`: flip, roll, rot90, unfold,
+  diagonal, ...; `products`: mm, bmm, mv, dot, outer, kron, tensordot, addmm, baddbmm
+
+`fused/` holds the fast kernels (linear, conv, layer_norm, softmax, gelu, cross_entropy,
+embedding, batch_norm, attention, LSTM), each with its derivation and a composed reference,
+and `xp.py` is the one named place where a backward formula runs on bare arrays for speed.
+`erf_numpy` and `erfinv_numpy` compute erf, erfc and erfinv on arrays (no SciPy).
 """

@@ -17,11 +17,10 @@ from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
 from ..dtypes import get_default_dtype
-from .elementwise import Where
+from .elementwise import Maximum, Minimum, Where
 from .linalg import MatMul
 from .movement import GetItem
 from .reduce import Max, Sum
-from .special import Maximum, Minimum
 
 
 def as_tensor(x, like):

@@ -1,4 +1,4 @@
-"""Elementwise math composed from primitives (issue 12, item 1): no backward of their own.
+"""Elementwise math composed from primitives: no backward of their own.
 
 exp2 is a Pow, frac a Sub of a Trunc, hypot a square root of squares, lerp a Where of two
 affine forms, logaddexp a maximum plus a softplus of minus the distance, copysign an abs times
@@ -12,9 +12,9 @@ from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating
-from .elementwise import Where
+from .elementwise import Fmod, Remainder, Where
 from .rounding import RoundedDiv, SignOf, Trunc
-from .special import Fmod, Log1p, Remainder
+from .special import Log1p
 
 
 def constant(array, like):

@@ -1,4 +1,4 @@
-"""More reductions (issue 12, item 3): prod, logsumexp, std_mean, var_mean, all, any,
+"""Reductions composed from the primitives: prod, logsumexp, std_mean, var_mean, all, any,
 count_nonzero, median, mode, kthvalue, aminmax. Composed, no new primitive.
 
 - prod multiplies in a tree (pairs, then pairs of pairs), so its gradient, the product of all

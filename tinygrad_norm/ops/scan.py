@@ -1,4 +1,4 @@
-"""Scans along one dim (issue 12, item 3): cumsum, cumprod, logcumsumexp, cummax, cummin.
+"""Scans along one dim: cumsum, cumprod, logcumsumexp, cummax, cummin.
 
 One new primitive, `Cumsum`. The others are composed, so autograd derives their gradients,
 to any order and exactly also where an input is 0 (cumprod) or -inf (logcumsumexp):

@@ -1,4 +1,4 @@
-"""Sorting and searching (issue 12, item 5), and `take_along`, the gather they share with the
+"""Sorting and searching, and `take_along`, the gather they share with the
 order-statistic reductions (median, mode, kthvalue, cummax).
 
 No new primitive: NumPy finds the order (`np.argsort`, stable, NaN last as PyTorch), and the

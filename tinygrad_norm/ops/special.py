@@ -1,11 +1,10 @@
-"""More elementwise primitives: expm1, log1p, log2, log10, erfc, erfinv (of one tensor), then
-maximum/minimum and fmod/remainder (of two).
+"""Special functions of one tensor: expm1, log1p, log2, log10, erfc, erfinv (`torch.special`'s
+names), each a primitive on floats.
 
 Each is a primitive for a reason a composition cannot meet: expm1, log1p and erfc keep their
 digits where exp(x) - 1, log(1 + x) or 1 - erf(x) would lose them (log2 and log10 are exact at
-powers of their base); erfinv has no closed form; `np.maximum` propagates NaN from either side
-(a `where` on a comparison would not); fmod and remainder are exact in NumPy where
-a - b * trunc(a / b) rounds twice.
+powers of their base); erfinv has no closed form. (maximum, minimum, fmod and remainder, of two
+tensors, are in `elementwise.py`.)
 """
 
 import math
@@ -130,92 +129,3 @@ class Erfinv(FloatUnaryOfOutput):
     @staticmethod
     def derivative(out):
         return (out * out).exp() * (math.sqrt(math.pi) / 2)
-
-
-def _tie_shares(a: np.ndarray, b: np.ndarray, a_wins: np.ndarray):
-    """How much of the gradient each side of maximum/minimum gets, as PyTorch shares it:
-    all to the winner, half each at a tie, and all to both where a NaN makes them unordered."""
-    tie = a == b
-    share_a = np.where(tie, 0.5, np.where(a_wins | np.isnan(a) | np.isnan(b), 1.0, 0.0))
-    share_b = np.where(tie, 0.5, np.where(a_wins, 0.0, 1.0))
-    dtype = np.result_type(a, b)
-    return share_a.astype(dtype), share_b.astype(dtype)
-
-
-class _Extremum(Function):
-    """The common forward and backward of maximum and minimum: each side's gradient is
-    grad_out times its share (`_tie_shares`); `numpy_fn` picks, `a_wins` says where a is taken."""
-
-    numpy_fn = None  # np.maximum or np.minimum
-    a_wins = None  # np.greater or np.less
-
-    @classmethod
-    def forward(cls, ctx, a, b):
-        if ctx.needs_input_grad[0] or ctx.needs_input_grad[1]:
-            ctx.share_a, ctx.share_b = _tie_shares(a, b, cls.a_wins(a, b))
-        return cls.numpy_fn(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output * ctx.share_a, grad_output * ctx.share_b
-
-
-class Maximum(_Extremum):
-    """out = max(a, b) elementwise; NaN if either is NaN (np.maximum).
-
-    NOTE: at a tie (a == b) the function has a kink; the gradient is split 0.5 / 0.5 between the
-    two sides, as PyTorch does. Where a NaN is involved both sides get the whole gradient.
-    """
-
-    formula = "grad_a = grad_out * [a > b] (0.5 at a == b);  grad_b = grad_out * [b > a] (0.5)"
-    numpy_fn, a_wins = np.maximum, np.greater
-
-
-class Minimum(_Extremum):
-    """out = min(a, b) elementwise; NaN if either is NaN (np.minimum).
-
-    NOTE: a kink at a == b, where the gradient is split 0.5 / 0.5, as PyTorch does.
-    """
-
-    formula = "grad_a = grad_out * [a < b] (0.5 at a == b);  grad_b = grad_out * [b < a] (0.5)"
-    numpy_fn, a_wins = np.minimum, np.less
-
-
-class _Modulo(Function):
-    """The common forward and backward of fmod and remainder: out = a - b * k with the count
-    k = `count_fn`(a / b), constant between jumps, so d out/da = 1 and d out/db = -k."""
-
-    numpy_fn = None  # np.fmod or np.remainder
-    count_fn = None  # np.trunc or np.floor
-
-    @classmethod
-    def forward(cls, ctx, a, b):
-        if ctx.needs_input_grad[1]:
-            ctx.count = cls.count_fn(a / b)
-        return cls.numpy_fn(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        grad_b = -grad_output * ctx.count if ctx.needs_input_grad[1] else None
-        return grad_output, grad_b
-
-
-class Fmod(_Modulo):
-    """out = a - b * trunc(a / b), the remainder with the sign of a (C's fmod, np.fmod).
-
-    Between jumps, trunc(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
-    NOTE: out jumps where a / b is an integer; the gradient there is PyTorch's one-sided one.
-    """
-
-    formula = "grad_a = grad_out;  grad_b = -grad_out * trunc(a / b)   (jumps where a / b is whole)"
-    numpy_fn, count_fn = np.fmod, np.trunc
-
-
-class Remainder(_Modulo):
-    """out = a - b * floor(a / b), the remainder with the sign of b (Python's %, np.remainder).
-
-    Between jumps, floor(a / b) is a constant count k: d out/da = 1 and d out/db = -k.
-    """
-
-    formula = "grad_a = grad_out;  grad_b = -grad_out * floor(a / b)   (jumps where a / b is whole)"
-    numpy_fn, count_fn = np.remainder, np.floor

@@ -224,7 +224,7 @@ CASES = [
     ),
 ]
 
-from .module_cases_math import MATH_CASES  # noqa: E402 - issue 12's activation modules
+from .module_cases_math import MATH_CASES  # noqa: E402 - the activation modules
 from .module_cases_nn import NN_CASES  # noqa: E402 - convolution, pooling and loss layers
 from .module_cases_rnn import RNN_CASES  # noqa: E402 - recurrent and Transformer layers
 

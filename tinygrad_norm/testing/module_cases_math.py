@@ -1,4 +1,4 @@
-"""Module-table cases for issue 12's activation modules (item 2): rows of `ModuleCase`'s fields
+"""Module-table cases for the activation modules: rows of `ModuleCase`'s fields
 (name, module factory, inputs, second_order), which `module_cases.py` appends to its `CASES`
 (rows, not ModuleCase objects, so that this file does not import that one). Piecewise-linear
 ones skip the second order (False: their kinks); inputs are standard normal, far from every

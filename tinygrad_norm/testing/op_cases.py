@@ -283,7 +283,7 @@ from . import op_cases_nn  # noqa: E402 - convolution, pooling and the losses, i
 
 CASES += op_cases_nn.CASES
 
-from . import op_cases_math  # noqa: E402 - issue 12's math, items 1, 2, 3 and 5, in their own file
+from . import op_cases_math  # noqa: E402 - the elementwise math, reductions and sorting, in their own file
 
 CASES += op_cases_math.CASES
 CASES_BY_NAME = {case.name: case for case in CASES}

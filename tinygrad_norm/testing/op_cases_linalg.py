@@ -1,4 +1,4 @@
-"""Op-table cases for products, einsum and tg.linalg norms (issue 12, item 6).
+"""Op-table cases for products, einsum and tg.linalg norms.
 
 Same format as `op_cases.py`; `op_cases_shape.py` appends these to its own cases.
 """

@@ -1,4 +1,4 @@
-"""Op-table cases for issue 12's elementwise math and activations (items 1 and 2), in the
+"""Op-table cases for the elementwise math and activations, in the
 `OpCase` format of `op_cases.py`, which appends these to its `CASES`; the reductions, scans and
 sorting (items 3 and 5) come from `op_cases_reduce.py`, appended here.
 

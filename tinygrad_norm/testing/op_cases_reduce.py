@@ -1,4 +1,4 @@
-"""Op-table cases for issue 12's reductions, scans and sorting (items 3 and 5), in the format of
+"""Op-table cases for reductions, scans and sorting, in the format of
 `op_cases.py`; `op_cases_math.py` appends them to the table. Selections (cummax, median, sort,
 topk, ...) are piecewise linear: first order only. Random inputs have no ties.
 """

@@ -1,4 +1,4 @@
-"""Op-table cases for indexing, shape ops, F.pad and F.normalize (issue 12, item 4), plus
+"""Op-table cases for indexing, shape ops, F.pad and F.normalize, plus
 those of op_cases_linalg.py (item 6).
 
 Same format as `op_cases.py` (which appends these): `fn(lib, *xs)` runs on tinygrad_norm and on

@@ -1,4 +1,4 @@
-"""The activation functions of `nn.functional` beyond relu/gelu/softmax (issue 12, item 2).
+"""The activation functions of `nn.functional`: relu, gelu, softmax, log_softmax and the rest.
 
 Each is composed from primitives, so autograd derives its gradient. Piecewise ones are a
 `Where` between their pieces with a constant mask: the gradient goes to the piece that was
