@@ -112,3 +112,37 @@ def test_imports_sit_at_the_top_of_the_module(path):
                 hidden += [f"line {inner.lineno}: {n}" for n in names if n not in OPTIONAL]
     allowed_main = path.name == "__main__.py"
     assert allowed_main or not hidden, f"imports inside functions: {hidden}"
+
+
+# --- which rooms may import which ----------------------------------------------------------------
+CORE = ("tensor", "autograd", "ops", "nn", "optim", "functions", "tensor_methods", "dtypes")
+RULES = {  # a room -> the rooms it must never import (directly, at the top of a module)
+    "autograd": ("ops", "nn", "compat", "functions", "tensor"),
+    "ops": ("nn", "compat"),
+    **{room: ("compat",) for room in CORE},
+}
+
+
+def room_of(module: str) -> str:
+    """`tinygrad_norm.ops.fused.gelu` -> `ops`; a root module is its own room."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_import_directions_hold():
+    """The core never reaches into compat/ (what exists only so PyTorch code imports); the
+    autograd engine knows nothing of the ops, nn or Tensor; the ops know nothing of nn."""
+    broken = []
+    for path in FILES:
+        name = module_name(path)
+        room = room_of(name)
+        for imported in top_level_imports(path):
+            target = room_of(imported)
+            if target != room and target in RULES.get(room, ()):
+                broken.append(f"{name} imports {imported}")
+    assert not broken, "imports against the layout's direction: " + "; ".join(broken)
+
+
+def test_the_root_holds_few_modules():
+    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(modules) <= 14, modules

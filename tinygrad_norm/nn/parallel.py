@@ -7,7 +7,6 @@ not exist here, so it raises an error that explains.
 
 from __future__ import annotations
 
-from ..compat import distributed
 from .module import Module
 
 
@@ -23,7 +22,12 @@ class DataParallel(Module):
 
 
 class DistributedDataParallel(Module):
-    """Raises: see `tinygrad_norm.compat.distributed`."""
+    """Raises: distributed training needs a process group, which does not exist here."""
 
     def __init__(self, module: Module, *args, **kwargs):
-        raise distributed._explain("nn.parallel.DistributedDataParallel")
+        raise RuntimeError(
+            "nn.parallel.DistributedDataParallel: distributed training (several processes or "
+            "GPUs) is PyTorch's job; tinygrad_norm trains in one process on the CPU. Use the "
+            "model itself (or nn.DataParallel, which runs it as it is), or run the script under "
+            "real PyTorch to train in parallel"
+        )
