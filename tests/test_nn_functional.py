@@ -227,7 +227,7 @@ def test_weight_gradient_is_one_2d_matmul(layer):
     assert len(matmuls) == 1  # (3, B*T) @ (B*T, 5), not a batch of (3, 8) @ (8, 5)
     # nn.Linear's weight is (out, in): its gradient is (5, B*T) @ (B*T, 3), no transpose after
     expected = [(5, 32), (32, 3)] if layer == "linear" else [(3, 32), (32, 5)]
-    assert [shape for shape, _ in matmuls[0].input_meta] == expected
+    assert list(matmuls[0].input_shapes) == expected
 
 
 @pytest.mark.parametrize("padding_idx", [0, -4])  # -4 names row 0 of 4, as in PyTorch

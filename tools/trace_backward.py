@@ -19,15 +19,17 @@ import tinygrad_norm as tg
 PACKAGE = Path(tg.__file__).resolve().parent
 
 
-def trace(fn) -> list[str]:
-    """The package files of every Python call made while `fn()` runs, in call order."""
-    files: list[str] = []
+def trace(fn) -> list[tuple[str, bool]]:
+    """(package file, called from another file?) of every Python function call made while
+    `fn()` runs, in call order."""
+    files: list[tuple[str, bool]] = []
 
     def tracer(frame, event, arg):
-        if event == "call":
+        if event == "call" and not frame.f_code.co_name.startswith("<"):  # no comprehensions
             path = Path(frame.f_code.co_filename).resolve()
             if PACKAGE in path.parents:
-                files.append(str(path.relative_to(PACKAGE.parent)))
+                caller = Path(frame.f_back.f_code.co_filename).resolve()
+                files.append((str(path.relative_to(PACKAGE.parent)), caller != path))
         return None
 
     sys.settrace(tracer)
@@ -50,12 +52,14 @@ def main() -> None:
         optimizer.step()
 
     calls = trace(backward_then_step)
-    runs = [f for i, f in enumerate(calls) if i == 0 or calls[i - 1] != f]  # consecutive merged
+    files = [f for f, _ in calls]
+    runs = [f for i, f in enumerate(files) if i == 0 or files[i - 1] != f]  # consecutive merged
     entries = Counter(runs)
     re_entries = sum(n - 1 for n in entries.values())
     print(f"files entered: {len(entries)}")
     print(f"re-entries (coming back into a file left before): {re_entries}")
-    print(f"python calls: {len(calls)}")
+    print(f"calls from one file into another: {sum(cross for _, cross in calls)}")
+    print(f"python function calls: {len(calls)}")
     for name, n in entries.most_common():
         print(f"  {n:3d}  {name}")
 

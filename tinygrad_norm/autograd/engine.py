@@ -1,4 +1,4 @@
-"""The autograd engine: `Function`, its `Context` (one node of the graph) and the backward loop.
+"""The backward loop: `topological_sort`, `backward_steps`, and the bookkeeping of gradients.
 
 How reverse mode works here, in four sentences:
 
@@ -16,13 +16,8 @@ How reverse mode works here, in four sentences:
    nothing is recorded, which is faster: `ops/xp.py`. A backward may return arrays then.)
 
 `Tensor.backward()` runs `backward_steps` to the end; the step-through tool shows the same steps
-one at a time, so what a learner steps through is what really runs. The small features the loop
-calls (hooks, `retain_grad`, `autograd.grad`'s capture, anomaly checks, freeing saved values)
-live in `autograd/features.py`.
-
-The engine never imports the Tensor class (tensor.py imports this module, not the other way
-round): it knows tensors by their base class `GraphTensor` below, and wraps arrays with
-`x._make(array)`, a method every Tensor has.
+one at a time, so what a learner steps through is what really runs. The node's side (`Function`,
+`Context`) is in `function.py` and `node.py`; everything the loop does is here.
 """
 
 from __future__ import annotations
@@ -31,9 +26,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..broadcast import broadcasts_to, sum_to_shape
 from .anomaly import check_gradients, is_anomaly_enabled
-from .grad_mode import enable_grad, no_grad
-from .node import HINT, Context
+from .grad_mode import enable_grad, is_grad_enabled, no_grad
+from .node import HINT, Context, GraphTensor
 
 
 class Step(NamedTuple):
@@ -109,7 +105,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
             with grad_mode:
-                grad_inputs = node.call_backward(grad_output)
+                grad_inputs = call_backward(node, grad_output)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
         for edge, grad in zip(node.edges, grad_inputs):
@@ -152,6 +148,66 @@ def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, c
         roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
     ):
         pass
+
+
+# --- calling a node's backward, and fitting what it returned -------------------------------------
+
+
+def call_backward(node, grad_output) -> tuple:
+    """Call the Function's backward: one gradient (or None) per Tensor input, each with
+    exactly that input's shape and dtype."""
+    if node.versions:
+        node.check_versions()
+    grads, needs = node.fn.backward(node, grad_output), node.needs_input_grad
+    grads = grads if type(grads) is tuple else (grads,)
+    if len(grads) != len(needs):
+        grads = _one_per_argument(node, grads)
+    if len(grads) > len(node.inputs):  # keep those of the Tensor arguments, in order
+        tensor_arguments = [isinstance(a, GraphTensor) for a in node.args]
+        grads = [g for g, is_tensor in zip(grads, tensor_arguments) if is_tensor]
+        needs = [n for n, is_tensor in zip(needs, tensor_arguments) if is_tensor]
+    return tuple(
+        _as_input_gradient(node, i, g, grad_output) if needs[i] and g is not None else None
+        for i, g in enumerate(grads)
+    )
+
+
+def _one_per_argument(node, grads) -> tuple:
+    """What backward returned (as a tuple), as one gradient (or None) per positional
+    argument of forward; trailing Nones for arguments that need no gradient may be left out."""
+    n_args = len(node.needs_input_grad)
+    if len(grads) < n_args and not any(node.needs_input_grad[len(grads) :]):
+        grads += (None,) * (n_args - len(grads))
+    if len(grads) != n_args:
+        raise RuntimeError(
+            f"{node.name}: backward returned {len(grads)} gradients but forward took "
+            f"{n_args} arguments; return one per argument (None for those that need none)"
+        )
+    return grads
+
+
+def _as_input_gradient(node, i: int, g, like):
+    """A gradient backward returned for input `i`, as a Tensor of that input's shape and
+    dtype. What had to change is noted in `node.fixes`, so gradcheck can report it."""
+    shape, dtype = node.input_shapes[i], node.input_dtypes[i]
+    if isinstance(g, GraphTensor):
+        values = g.array
+    else:  # an array: an `ops/xp.py` formula ran on arrays (nothing recorded), or a slip
+        if is_grad_enabled():  # recording the backward pass: this gradient is a constant
+            node.fixes |= {f"returned a NumPy array for input {i}"}
+        g = values = np.asarray(g)
+    if values.shape != shape:
+        if not broadcasts_to(shape, values.shape):
+            raise RuntimeError(
+                f"{node.name}: backward returned a gradient of shape {values.shape} for "
+                f"input {i} of shape {shape}; a gradient must have the input's shape "
+                "(or a shape the input broadcasts to, which is then summed back)"
+            )
+        g = sum_to_shape(g, shape)  # a Tensor or an array, as g was
+    if values.dtype != dtype:
+        node.fixes |= {f"returned {values.dtype} for input {i} of dtype {dtype}"}
+        g = g.astype(dtype) if isinstance(g, np.ndarray) else g.to(dtype)
+    return like._make(g) if isinstance(g, np.ndarray) else g
 
 
 # --- the gradient bookkeeping of the loop ---------------------------------------------------------

@@ -4,7 +4,7 @@ The same object is `ctx` in `forward(ctx, ...)` and `backward(ctx, grad_output)`
 tensor's `grad_fn`. It keeps what `save_for_backward` was given (as Tensors joined to the graph,
 with their versions, to catch in-place changes), where each input's gradient goes (`edges`), and
 the inputs' shapes and dtypes (`ctx.input_shape`, `ctx.input_shapes`, `ctx.input_dtypes`), so
-that what backward returns can be fitted to them (`call_backward`).
+that what backward returns can be fitted to them (`engine.call_backward`).
 
 This module never imports the Tensor class (tensor.py imports the autograd package, not the
 other way round): it knows tensors by their base class `GraphTensor`, and wraps arrays with
@@ -17,9 +17,6 @@ import functools
 import inspect
 
 import numpy as np
-
-from ..broadcast import broadcasts_to, sum_to_shape
-from .grad_mode import is_grad_enabled
 
 HINT = (  # how to backpropagate twice through one graph
     "its saved values were freed after the first backward. Pass retain_graph=True to the first "
@@ -180,60 +177,6 @@ class Context:
         if self.__dict__:  # forward also kept something on ctx: free its arrays
             for attr in [k for k, v in self.__dict__.items() if isinstance(v, np.ndarray)]:
                 del self.__dict__[attr]
-
-    def call_backward(self, grad_output) -> tuple:
-        """Call the Function's backward: one gradient (or None) per Tensor input, each with
-        exactly that input's shape and dtype."""
-        if self.versions:
-            self.check_versions()
-        grads, needs = self.fn.backward(self, grad_output), self.needs_input_grad
-        grads = grads if type(grads) is tuple else (grads,)
-        if len(grads) != len(needs):
-            grads = self._one_per_argument(grads)
-        if len(grads) > len(self.inputs):  # keep those of the Tensor arguments, in order
-            tensor_arguments = [isinstance(a, GraphTensor) for a in self.args]
-            grads = [g for g, is_tensor in zip(grads, tensor_arguments) if is_tensor]
-            needs = [n for n, is_tensor in zip(needs, tensor_arguments) if is_tensor]
-        return tuple(
-            self._as_input_gradient(i, g, grad_output) if needs[i] and g is not None else None
-            for i, g in enumerate(grads)
-        )
-
-    def _one_per_argument(self, grads) -> tuple:
-        """What backward returned (as a tuple), as one gradient (or None) per positional
-        argument of forward; trailing Nones for arguments that need no gradient may be left out."""
-        n_args = len(self.needs_input_grad)
-        if len(grads) < n_args and not any(self.needs_input_grad[len(grads) :]):
-            grads += (None,) * (n_args - len(grads))
-        if len(grads) != n_args:
-            raise RuntimeError(
-                f"{self.name}: backward returned {len(grads)} gradients but forward took "
-                f"{n_args} arguments; return one per argument (None for those that need none)"
-            )
-        return grads
-
-    def _as_input_gradient(self, i: int, g, like):
-        """A gradient backward returned for input `i`, as a Tensor of that input's shape and
-        dtype. What had to change is noted in `self.fixes`, so gradcheck can report it."""
-        shape, dtype = self.input_shapes[i], self.input_dtypes[i]
-        if isinstance(g, GraphTensor):
-            values = g.array
-        else:  # an array: an `ops/xp.py` formula ran on arrays (nothing recorded), or a slip
-            if is_grad_enabled():  # recording the backward pass: this gradient is a constant
-                self.fixes |= {f"returned a NumPy array for input {i}"}
-            g = values = np.asarray(g)
-        if values.shape != shape:
-            if not broadcasts_to(shape, values.shape):
-                raise RuntimeError(
-                    f"{self.name}: backward returned a gradient of shape {values.shape} for "
-                    f"input {i} of shape {shape}; a gradient must have the input's shape "
-                    "(or a shape the input broadcasts to, which is then summed back)"
-                )
-            g = sum_to_shape(g, shape)  # a Tensor or an array, as g was
-        if values.dtype != dtype:
-            self.fixes |= {f"returned {values.dtype} for input {i} of dtype {dtype}"}
-            g = g.astype(dtype) if isinstance(g, np.ndarray) else g.to(dtype)
-        return like._make(g) if isinstance(g, np.ndarray) else g
 
 
 _NO_FIXES = frozenset()  # shared by every node until a fix is noted
