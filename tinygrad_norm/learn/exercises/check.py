@@ -112,21 +112,18 @@ def check(name: str, cls: type, *, seed: int = 0) -> Report:
             f"{cls!r}"
         )
     rng = np.random.default_rng(seed)
-    first = None  # (position, label, args, grad_output, expected, got) of the first failure
     labels = []
-    try:
-        for label, args in exercise.cases(rng):
-            labels.append(label)
+    for label, args in exercise.cases(rng):  # the first case that goes wrong is reported
+        labels.append(label)
+        try:
             failure = _check_case(exercise, cls, label, args, rng)
-            if failure is not None and (first is None or failure[0] < first[0]):
-                first = failure
-    except _Raised as raised:
-        return raised.report
-    if first is None:
-        names = ", ".join(n for n, a in zip(exercise.inputs, args) if _needs_grad(a))
-        return Report(name, True, f"The gradients of {names} match on {len(labels)} cases: "
-                      + "; ".join(labels) + ".")  # fmt: skip
-    return _failed(exercise, cls, *first)
+        except _Raised as raised:
+            return raised.report
+        if failure is not None:
+            return _failed(exercise, cls, *failure)
+    names = ", ".join(n for n, a in zip(exercise.inputs, args) if _needs_grad(a))
+    cases = "; ".join(labels)
+    return Report(name, True, f"The gradients of {names} match on {len(labels)} cases: {cases}.")
 
 
 def _exercise(name: str) -> Exercise:
@@ -141,7 +138,9 @@ def _needs_grad(value) -> bool:
 
 
 def _check_case(exercise: Exercise, cls: type, label: str, args: tuple, rng) -> tuple | None:
-    """Run the solution and the learner on one case; the first wrong input, or None."""
+    """Run the solution and the learner on one case: the first input whose gradient is wrong
+    (with what `_failed` needs to report it), or None. Raises `_Raised` when the learner's
+    code raised, returned the wrong number of gradients or changed forward."""
     solution = exercise.solution
     expected_out, solution_ctx = _forward(solution, args)
     grad_output = rng.normal(size=expected_out.shape)
