@@ -13,6 +13,7 @@ hint NAME | solution NAME`.
 True
 """
 
+from . import progress
 from .catalog import BY_NAME, EXERCISES
 from .check import Report, check
 from .exercise import Exercise
@@ -25,4 +26,4 @@ def get(name: str) -> Exercise:
     return BY_NAME[name]
 
 
-__all__ = ["EXERCISES", "Exercise", "Report", "check", "get"]
+__all__ = ["EXERCISES", "Exercise", "Report", "check", "get", "progress"]

@@ -260,12 +260,9 @@ def _changed_forward(exercise: Exercise, label: str, out, expected_out) -> Repor
 
 def _raised(exercise: Exercise, cls: type, phase: str, error: Exception, label: str) -> Report:
     """The report of an exception in the learner's code, with its traceback from their file."""
-    frames = traceback.extract_tb(error.__traceback__)
     mine = {cls.forward.__code__.co_filename, cls.backward.__code__.co_filename}
-    start = next((i for i, f in enumerate(frames) if f.filename in mine), 0)
-    frames = frames[start:] or frames
-    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
-    text += "".join(traceback.format_exception_only(type(error), error))
+    text = learner_traceback(error, mine)
+    frames = traceback.extract_tb(error.__traceback__)
     place = next((f for f in reversed(frames) if f.filename in mine), frames[-1])
     where = f"{place.filename}, line {place.lineno}"
     if isinstance(error, NotImplementedError) and phase == "backward":
@@ -273,7 +270,17 @@ def _raised(exercise: Exercise, cls: type, phase: str, error: Exception, label: 
             f"backward is not implemented yet (it raises NotImplementedError at {where}). "
             f"Write it: `python -m tinygrad_norm exercises hint {exercise.name}` gives a hint."
         )
+        text = None  # the place is all there is to say
     else:
         kind = type(error).__name__
         diagnosis = f"your {phase} raised {kind}: {error} ({where})"
     return Report(exercise.name, False, diagnosis, case=label, traceback=text)
+
+
+def learner_traceback(error: BaseException, files: set) -> str:
+    """The traceback of `error` from the first frame in one of the learner's `files` on (the
+    checker's own frames above it say nothing to them); all of it if none is theirs."""
+    frames = traceback.extract_tb(error.__traceback__)
+    start = next((i for i, f in enumerate(frames) if f.filename in files), 0)
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames[start:]))
+    return text + "".join(traceback.format_exception_only(type(error), error))
