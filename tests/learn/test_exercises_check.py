@@ -82,7 +82,7 @@ def test_none_for_an_input_that_needs_a_gradient_is_named(name):
 def test_add_without_the_broadcast_sum_names_b_and_the_axis():
     report = tg.exercises.check("add", planted("add", lambda g: [g[0], g[0]]))
     assert report.input == 1 and report.input_name == "b"
-    assert "is not summed back. Sum it over axes 0" in report.diagnosis, report.diagnosis
+    assert "not summed back to its shape. Sum it over axis 0" in report.diagnosis, report.diagnosis
     assert "shapes: expected (4,), got (3, 4)" in str(report)
 
 
@@ -94,7 +94,7 @@ def test_linear_bias_not_summed_and_weight_transposed():
             return g @ ctx.weight, g.T @ ctx.x, g
 
     report = tg.exercises.check("linear", BiasNotSummed)
-    assert report.input == 2 and "is not summed back. Sum it over axes 0" in report.diagnosis
+    assert report.input == 2 and "Sum it over axis 0 (grad.sum(axis=0))" in report.diagnosis
 
     class Transposed(tg.exercises.get("linear").solution):
         @staticmethod

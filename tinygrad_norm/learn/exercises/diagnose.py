@@ -43,14 +43,15 @@ def diagnose_shape(name: str, got: np.ndarray, expected: np.ndarray) -> str:
             added + k for k, n in enumerate(shape) if n == 1 and wrong[added + k] != 1
         )
         summed = got.sum(axis=axes).reshape(shape)
-        how = f"grad.sum(axis={_axes(axes)})" + (".reshape(...)" if added != len(axes) else "")
+        axis = str(axes[0]) if len(axes) == 1 else str(axes)
+        how = f"grad.sum(axis={axis})" + (f".reshape({shape})" if added != len(axes) else "")
         if close(summed, expected):
             return (
-                f"{head}: {name} was broadcast to {wrong} in forward and its gradient is not "
-                f"summed back. Sum it over axes {_axes(axes)} ({how}), so that each element "
+                f"{head}: {name} was broadcast in forward, and this gradient is not summed "
+                f"back to its shape. Sum it over {_axes(axes)} ({how}), so that each element "
                 "collects the gradients of all its copies."
             )
-        return f"{head}: {name} was broadcast in forward; sum the gradient over axes {_axes(axes)}."
+        return f"{head}: {name} was broadcast in forward; sum the gradient over {_axes(axes)}."
     for axis in range(expected.ndim):
         if wrong == shape[:axis] + shape[axis + 1 :]:
             return (
@@ -104,7 +105,8 @@ def diagnose_values(
 
 
 def _axes(axes: tuple) -> str:
-    return str(axes[0]) if len(axes) == 1 else str(axes)
+    """`axis 0` or `axes (0, 2)`."""
+    return f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
 
 
 def _factor(factor: float) -> str:
