@@ -258,3 +258,20 @@ def test_a_backward_written_with_tensor_ops_passes():
             return grad_output * (1 - y * y)
 
     assert tg.exercises.check("tanh", Tanh).passed
+
+
+def test_matmul_right_only_on_the_diagonal():
+    class Matmul(tg.exercises.get("matmul").solution):
+        @staticmethod
+        def backward(ctx, grad_output):
+            g = grad_output.numpy()
+            grad_a = g @ ctx.b.T
+            off = ~np.eye(*grad_a.shape, dtype=bool)
+            grad_a[off] = 0.0  # only the diagonal elements (i, i) kept
+            return grad_a, ctx.a.T @ g
+
+    report = tg.exercises.check("matmul", Matmul)
+    assert (
+        report.input == 0
+        and "right only on the diagonal, at the elements (i, i)" in report.diagnosis
+    )

@@ -14,16 +14,8 @@ True
 """
 
 from . import progress
-from .catalog import BY_NAME, EXERCISES
+from .catalog import EXERCISES, get
 from .check import Report, check
 from .exercise import Exercise
-
-
-def get(name: str) -> Exercise:
-    """The exercise called `name`."""
-    if name not in BY_NAME:
-        raise KeyError(f"no exercise {name!r}; the exercises are: {', '.join(BY_NAME)}")
-    return BY_NAME[name]
-
 
 __all__ = ["EXERCISES", "Exercise", "Report", "check", "get", "progress"]

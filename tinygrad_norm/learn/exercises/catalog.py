@@ -21,3 +21,10 @@ BY_NAME: dict[str, Exercise] = {
     )
 }
 EXERCISES: tuple[Exercise, ...] = tuple(BY_NAME.values())
+
+
+def get(name: str) -> Exercise:
+    """The exercise called `name`."""
+    if name not in BY_NAME:
+        raise KeyError(f"no exercise {name!r}; the exercises are: {', '.join(BY_NAME)}")
+    return BY_NAME[name]

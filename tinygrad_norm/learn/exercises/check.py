@@ -25,7 +25,7 @@ from ...autograd.engine import Context, Function
 from ...autograd.grad_mode import enable_grad, no_grad
 from ...gradcheck.numerical import finite_differences
 from ...tensor import Tensor
-from .catalog import BY_NAME
+from .catalog import get
 from .diagnose import close, diagnose_shape, diagnose_values, worst_element
 from .exercise import Exercise
 
@@ -104,7 +104,7 @@ def check(name: str, cls: type, *, seed: int = 0) -> Report:
     >>> report.passed, report.input
     (False, 0)
     """
-    exercise = _exercise(name)
+    exercise = get(name)
     if not (isinstance(cls, type) and issubclass(cls, Function)):
         raise TypeError(
             f"exercises.check({name!r}, ...): give the class itself, a tg.Function subclass with "
@@ -124,12 +124,6 @@ def check(name: str, cls: type, *, seed: int = 0) -> Report:
     names = ", ".join(n for n, a in zip(exercise.inputs, args) if _needs_grad(a))
     cases = "; ".join(labels)
     return Report(name, True, f"The gradients of {names} match on {len(labels)} cases: {cases}.")
-
-
-def _exercise(name: str) -> Exercise:
-    if name not in BY_NAME:
-        raise KeyError(f"no exercise {name!r}; the exercises are: {', '.join(BY_NAME)}")
-    return BY_NAME[name]
 
 
 def _needs_grad(value) -> bool:

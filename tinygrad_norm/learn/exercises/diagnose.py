@@ -4,9 +4,10 @@ Given the right gradient `expected` and the learner's `got` for one input, each 
 asks whether a common mistake explains `got` exactly (to the checker's tolerance), in this
 order: a wrong shape (a broadcast not summed back, a reduced axis not put back, a transpose),
 the sign, a constant factor, a transpose of a square gradient, only the Jacobian's diagonal
-(an output's dependence on its own input kept, on the rest of its row lost), only one element
-of the batch right. What none explains is described by its worst element, where a missing
-term shows as the difference between expected and got.
+(an output's dependence on its own input kept, on the rest of its row lost), only the
+matrix's diagonal elements right, only one element of the batch right. What none explains is
+described by its worst element, where a missing term shows as the difference between expected
+and got.
 """
 
 from __future__ import annotations
@@ -88,6 +89,14 @@ def diagnose_values(
             "output depends on its own input (dy_i/dx_i) but not on the other inputs it reads "
             "(dy_i/dx_j, j ≠ i), which a sum or a normalisation adds."
         )
+    if got.ndim >= 2 and min(got.shape[-2:]) > 1:
+        on_diagonal = np.eye(got.shape[-2], got.shape[-1], dtype=bool)  # elements (i, i)
+        diagonal_right = close(got[..., on_diagonal], expected[..., on_diagonal])
+        if diagonal_right and not close(got[..., ~on_diagonal], expected[..., ~on_diagonal]):
+            return (
+                f"the gradient for {name} is right only on the diagonal, at the elements (i, i) "
+                "of its last two axes: what reaches the other elements is missing or wrong."
+            )
     if got.ndim >= 2 and got.shape[0] > 1:
         right = [b for b in range(got.shape[0]) if close(got[b], expected[b])]
         if len(right) == 1:
