@@ -168,6 +168,7 @@ class LayerNormWithoutVariance(tg.exercises.get("layer_norm").solution):
 def test_a_missing_term_shows_as_the_worst_element():
     report = tg.exercises.check("layer_norm", LayerNormWithoutVariance)
     assert report.input == 0 and report.diagnosis.startswith("the gradient for x is wrong at")
+    assert "of its 20 elements, worst at" in report.diagnosis
     i = report.index
     assert report.expected == report.expected_grad[i] and report.got == report.got_grad[i]
     assert abs(report.numerical - report.expected) < 1e-6  # finite differences agree
@@ -184,6 +185,7 @@ def test_embedding_without_adding_repeats():
 
     report = tg.exercises.check("embedding", Embedding)
     assert report.input == 0 and report.index[0] == 1  # row 1 is picked twice
+    assert "wrong at 3 of its 15 elements" in report.diagnosis  # that row only
 
 
 def test_tanh_missing_the_square():

@@ -106,11 +106,12 @@ def diagnose_values(
                 "used for the whole batch?"
             )
     index = worst_element(got, expected)
+    wrong = int(np.sum(~np.isclose(got, expected, rtol=RTOL, atol=ATOL)))
     return (
-        f"the gradient for {name} is wrong at {index}: expected {expected[index]:.6g}, got "
-        f"{got[index]:.6g} (difference {expected[index] - got[index]:.6g}; a missing term "
-        "shows as such a difference)."
-    )  # fmt: skip
+        f"the gradient for {name} is wrong at {wrong} of its {got.size} elements, worst at "
+        f"{index}: expected {expected[index]:.6g}, got {got[index]:.6g} (difference "
+        f"{expected[index] - got[index]:.6g}; a missing term shows as such a difference)."
+    )
 
 
 def _axes(axes: tuple) -> str:
