@@ -21,6 +21,7 @@ def test_the_exercises_are_these_in_this_order():
 def test_each_exercise_has_a_statement_three_hints_and_named_inputs(name):
     exercise = tg.exercises.get(name)
     assert "forward(ctx, " + ", ".join(exercise.inputs) + ")" in exercise.statement
+    assert "NumPy: " in exercise.statement
     assert len(exercise.hints) == 3 and all(len(h) > 10 for h in exercise.hints)
 
 

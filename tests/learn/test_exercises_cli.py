@@ -59,6 +59,12 @@ def test_start_edit_check_hint_solution(workdir, capsys):
     assert main(["exercises", "solution", "tanh"]) == 0
     assert "class Tanh(Function)" in capsys.readouterr().out
 
+    edit(path, RIGHT, WRONG)  # broken again: the list says so, the solution stays open
+    assert main(["exercises", "check", "tanh"]) == 1
+    main(["exercises", "list"])
+    assert "tanh           failing" in capsys.readouterr().out
+    assert main(["exercises", "solution", "tanh"]) == 0
+
 
 def test_solution_with_force_and_check_of_another_file(workdir, capsys):
     assert main(["exercises", "solution", "softmax", "--force"]) == 0

@@ -85,8 +85,10 @@ def check_file(args) -> int:
         return 1
     report = check(args.name, cls)
     print(report)
-    passed = progress.state(path.parent, args.name) == progress.PASSED or report.passed
-    progress.record(path.parent, args.name, state=progress.PASSED if passed else progress.FAILING)
+    if report.passed:
+        progress.record(path.parent, args.name, state=progress.PASSED, solved=True)
+    else:
+        progress.record(path.parent, args.name, state=progress.FAILING)
     if report.passed:
         print(f"\nWell done. Compare: python -m tinygrad_norm exercises solution {args.name}")
     return 0 if report.passed else 1
@@ -128,7 +130,7 @@ def hint(args) -> int:
 
 
 def solution(args) -> int:
-    if progress.state(args.dir, args.name) != progress.PASSED and not args.force:
+    if not progress.solved(args.dir, args.name) and not args.force:
         print(
             f"{args.name}: the solution opens once `exercises check {args.name}` passes "
             f"(a hint: `exercises hint {args.name}`; or see it now with --force)",

@@ -250,7 +250,8 @@ on the right, has a's sizes or 1; missing leading axes count as 1).
         statement="""y = x Φ(x), elementwise: GELU (Hendrycks & Gimpel, 2016), where
 Φ(x) = (1 + erf(x / √2)) / 2 is the standard normal distribution's CDF.
 
-    forward(ctx, x): x any shape -> y of x's shape.""",
+    forward(ctx, x): x any shape -> y of x's shape.
+    NumPy: x * 0.5 * (1 + erf(x / np.sqrt(2))), with erf = np.vectorize(math.erf)""",
         hints=(
             "A product x Φ(x): the product rule, and Φ' is the normal density "
             "φ(x) = exp(-x²/2) / √(2π).",

@@ -91,7 +91,9 @@ NORM = [
 μ = mean(x), σ² = mean((x - μ)²), x̂ = (x - μ) / √(σ² + eps), y = x̂ * weight + bias,
 with eps = 1e-5.
 
-    forward(ctx, x, weight, bias): x (n, d), weight (d,), bias (d,) -> y (n, d).""",
+    forward(ctx, x, weight, bias): x (n, d), weight (d,), bias (d,) -> y (n, d).
+    NumPy: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * weight
+    + bias""",
         hints=(
             "x reaches y three ways: directly, through the row's mean and through the row's "
             "variance. weight and bias are shared by every row.",
@@ -111,7 +113,8 @@ with eps = 1e-5.
 μ = mean over the batch, σ² = the batch's biased variance, x̂ = (x - μ) / √(σ² + eps),
 y = x̂ * weight + bias, with eps = 1e-5.
 
-    forward(ctx, x, weight, bias): x (n, c), weight (c,), bias (c,) -> y (n, c).""",
+    forward(ctx, x, weight, bias): x (n, c), weight (c,), bias (c,) -> y (n, c).
+    NumPy: (x - x.mean(0)) / np.sqrt(x.var(0) + eps) * weight + bias""",
         hints=(
             "LayerNorm turned on its side: the statistics are over the batch (axis 0), so each "
             "x reaches y directly and through its column's mean and variance.",

@@ -153,6 +153,7 @@ SOFTMAX = [
 loss, L = -(1/n) Σ_i log p_i,target_i with p = softmax over each row.
 
     forward(ctx, logits, target): logits (n, c) floats, target (n,) integer classes -> L ().
+    NumPy: -log_softmax(logits)[np.arange(n), target].mean()
     target is an integer array: it gets no gradient (return None for it).""",
         hints=(
             "-log softmax_t = -x_t + log Σ_j exp(x_j): its derivative is softmax minus the one-hot "
@@ -171,7 +172,9 @@ loss, L = -(1/n) Σ_i log p_i,target_i with p = softmax over each row.
 mask is -inf above the diagonal (query i sees keys 0..i only) and the softmax runs over each
 row (over the keys).
 
-    forward(ctx, q, k, v): q (t, d), k (t, d), v (t, dv) -> y (t, dv).""",
+    forward(ctx, q, k, v): q (t, d), k (t, d), v (t, dv) -> y (t, dv).
+    NumPy: softmax(np.where(future, -np.inf, q @ k.T / np.sqrt(d))) @ v,
+    with future = np.triu(np.ones((t, t), dtype=bool), k=1)""",
         hints=(
             "Backward through the steps in reverse: y = p @ v (matmul), p = softmax(scores) "
             "(softmax's rule, per row), scores = q @ kᵀ / √d (matmul, times the scale). The "

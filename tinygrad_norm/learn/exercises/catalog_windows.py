@@ -108,7 +108,8 @@ WINDOWS = [
         statement="""y = weight[indices]: row indices[i] of the table for each index.
 
     forward(ctx, weight, indices): weight (V, D) floats, indices any shape of integers in
-    [0, V) -> y (*indices.shape, D). indices is an integer array: it gets no gradient.""",
+    [0, V) -> y (*indices.shape, D).   NumPy: weight[indices]
+    indices is an integer array: it gets no gradient (return None for it).""",
         hints=(
             "Each output row is a copy of one row of weight; a row picked twice gets both "
             "copies' gradients, added.",
@@ -125,7 +126,8 @@ WINDOWS = [
         name="max_pool2d",
         statement="""2x2 max pooling with stride 2: each output is the largest of a 2x2 window.
 
-    forward(ctx, x): x (n, c, h, w), h and w even -> y (n, c, h/2, w/2).""",
+    forward(ctx, x): x (n, c, h, w), h and w even -> y (n, c, h/2, w/2).
+    NumPy: x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))""",
         hints=(
             "The max is a pick: only the element that was largest in its window affects y; "
             "the other three have slope 0.",
@@ -144,7 +146,9 @@ WINDOWS = [
 y[n, o, i, j] = Σ_c Σ_p Σ_q x[n, c, i+p, j+q] weight[o, c, p, q] + bias[o].
 
     forward(ctx, x, weight, bias): x (n, in, h, w), weight (out, in, kh, kw), bias (out,)
-    -> y (n, out, h-kh+1, w-kw+1). The forward loops over the kernel's taps (p, q).""",
+    -> y (n, out, h-kh+1, w-kw+1).
+    NumPy: for each tap (p, q) of the kernel, y += np.einsum("nchw,oc->nohw",
+    x[:, :, p:p+oh, q:q+ow], weight[:, :, p, q]); then y + bias[:, None, None]""",
         hints=(
             "For each tap (p, q) forward is a matrix product between a shifted patch of x and "
             "weight[:, :, p, q]; the backward of each is two matrix products, and a pixel of x "

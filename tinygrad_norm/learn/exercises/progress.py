@@ -1,9 +1,10 @@
 """The learner's progress: a small JSON file next to their exercise files.
 
 `DIR/.progress.json` maps each exercise's name to what the command line has seen of it:
-`{"softmax": {"state": "failing", "hints": 2}}`. The state comes from the last
-`exercises check` (failing or passed); an exercise without a record is "not started", or
+`{"softmax": {"state": "failing", "hints": 2, "solved": true}}`. The state comes from the
+last `exercises check` (failing or passed); an exercise without a record is "not started", or
 "failing" once its file exists (its backward raises NotImplementedError until written).
+`solved` stays true after the first pass: the solution, once opened, stays open.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def state(directory: Path, name: str) -> str:
     if recorded is not None:
         return recorded
     return FAILING if (Path(directory) / f"{name}.py").exists() else NOT_STARTED
+
+
+def solved(directory: Path, name: str) -> bool:
+    """Has a check of this exercise passed once (which opens its solution for good)?"""
+    return load(directory).get(name, {}).get("solved", False)
 
 
 def hints_shown(directory: Path, name: str) -> int:
