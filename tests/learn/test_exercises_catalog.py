@@ -60,6 +60,7 @@ def test_the_handed_out_file_runs_and_reports_not_implemented(name):
     """The template's forward is the solution's, and its backward is still to write."""
     namespace = {"__name__": f"exercise_{name}"}
     source = tg.exercises.get(name).template()
+    assert max(len(line) for line in source.splitlines()) <= 100  # reads as the package does
     exec(compile(source, f"{name}.py", "exec"), namespace)
     cls = namespace[tg.exercises.get(name).class_name]
     report = tg.exercises.check(name, cls)

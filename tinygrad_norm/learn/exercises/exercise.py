@@ -56,8 +56,14 @@ class Exercise:
             imports=imports,
             cls=self.class_name,
             forward=forward,
-            inputs=", ".join(f"grad_{n}" for n in self.inputs),
+            returned=", ".join(self.returned()),
         )
+
+    def returned(self) -> list[str]:
+        """What backward returns, by name: `grad_x` for a float input, `None` for another."""
+        _, args = self.cases(np.random.default_rng(0))[0]
+        floats = [isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in args]
+        return [f"grad_{n}" if f else "None" for n, f in zip(self.inputs, floats)]
 
     def solution_source(self) -> str:
         """The solution class, as source."""
@@ -68,9 +74,13 @@ TEMPLATE = '''"""Exercise `{name}`: write the backward.
 
 {statement}
 
-backward(ctx, grad_output) receives dL/dy (a Tensor of y's shape; `grad_output.numpy()` is its
-array) and returns one gradient per input of forward, in order ({inputs}), each with exactly
-its input's shape (None for an input that is not a float array). Check it with
+backward(ctx, grad_output) receives dL/dy, a Tensor of y's shape (`grad_output.numpy()` is its
+array), and returns one gradient per input of forward, in order,
+
+    return {returned}
+
+each with exactly its input's shape (None for an integer input: it has no gradient). Check it
+with
 
     python -m tinygrad_norm exercises check {name}
 
@@ -78,7 +88,6 @@ and ask for a hint with `python -m tinygrad_norm exercises hint {name}`.
 """
 
 {imports}import numpy as np
-
 import tinygrad_norm as tg
 
 
