@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-from tinygrad_norm.learn.exercises.check import _as_tuple, _backward, _forward, _needs_grad
+from tinygrad_norm.learn.exercises.check import needs_grad, run_function
 
 NAMES = (
     "mul add tanh exp log relu sum mean matmul linear softmax log_softmax cross_entropy "
@@ -32,15 +32,14 @@ def test_the_solution_matches_the_package_op(name):
     exercise = tg.exercises.get(name)
     rng = np.random.default_rng(1)
     for label, args in exercise.cases(rng):
-        out, ctx = _forward(exercise.solution, args)
-        grad_output = rng.normal(size=out.shape)
-        grads = _as_tuple(exercise.solution, _backward(exercise.solution, ctx, grad_output), args)
-        tensors = [tg.tensor(a, requires_grad=True) if _needs_grad(a) else a for a in args]
+        grad_output = rng.normal(size=run_function(exercise.solution, args)[0].shape)
+        out, grads = run_function(exercise.solution, args, grad_output)
+        tensors = [tg.tensor(a, requires_grad=True) if needs_grad(a) else a for a in args]
         reference = exercise.reference(*tensors)
         np.testing.assert_allclose(out, reference.detach().numpy(), rtol=1e-10, atol=1e-12)
         reference.backward(tg.tensor(grad_output))
         for arg, tensor, grad in zip(args, tensors, grads):
-            if _needs_grad(arg):
+            if needs_grad(arg):
                 assert grad.shape == arg.shape, (label, grad.shape, arg.shape)
                 np.testing.assert_allclose(grad, tensor.grad.numpy(), rtol=1e-9, atol=1e-10,
                                            err_msg=f"{name}: {label}")  # fmt: skip

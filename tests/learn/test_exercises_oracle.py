@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-from tinygrad_norm.learn.exercises.check import _as_tuple, _backward, _forward, _needs_grad
+from tinygrad_norm.learn.exercises.check import needs_grad, run_function
 
 pytestmark = pytest.mark.oracle
 torch = pytest.importorskip("torch")
@@ -43,14 +43,13 @@ def test_the_solution_matches_pytorch(name):
     exercise = tg.exercises.get(name)
     rng = np.random.default_rng(2)
     for label, args in exercise.cases(rng):
-        out, ctx = _forward(exercise.solution, args)
-        grad_output = rng.normal(size=out.shape)
-        grads = _as_tuple(exercise.solution, _backward(exercise.solution, ctx, grad_output), args)
-        tensors = [torch.tensor(a, requires_grad=True) if _needs_grad(a) else a for a in args]
+        grad_output = rng.normal(size=run_function(exercise.solution, args)[0].shape)
+        out, grads = run_function(exercise.solution, args, grad_output)
+        tensors = [torch.tensor(a, requires_grad=True) if needs_grad(a) else a for a in args]
         reference = TORCH[name](*tensors)
         np.testing.assert_allclose(out, reference.detach().numpy(), rtol=1e-10, atol=1e-12)
         reference.backward(torch.from_numpy(grad_output))
         for arg, tensor, grad in zip(args, tensors, grads):
-            if _needs_grad(arg):
+            if needs_grad(arg):
                 np.testing.assert_allclose(grad, tensor.grad.numpy(), rtol=1e-9, atol=1e-10,
                                            err_msg=f"{name}: {label}")  # fmt: skip

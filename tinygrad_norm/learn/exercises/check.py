@@ -121,12 +121,21 @@ def check(name: str, cls: type, *, seed: int = 0) -> Report:
             return raised.report
         if failure is not None:
             return _failed(exercise, cls, *failure)
-    names = ", ".join(n for n, a in zip(exercise.inputs, args) if _needs_grad(a))
+    names = ", ".join(n for n, a in zip(exercise.inputs, args) if needs_grad(a))
     cases = "; ".join(labels)
     return Report(name, True, f"The gradients of {names} match on {len(labels)} cases: {cases}.")
 
 
-def _needs_grad(value) -> bool:
+def run_function(cls: type, args: tuple, grad_output=None, seed: int = 0) -> tuple:
+    """(output, gradients) of `cls` on `args`, its backward called directly as the checker
+    does (one array or None per argument). grad_output defaults to N(0, 1) values."""
+    out, ctx = _forward(cls, args)
+    if grad_output is None:
+        grad_output = np.random.default_rng(seed).normal(size=out.shape)
+    return out, _as_tuple(cls, _backward(cls, ctx, grad_output), args)
+
+
+def needs_grad(value) -> bool:
     """A float array is an input that needs a gradient; indices and labels do not."""
     return isinstance(value, np.ndarray) and value.dtype.kind == "f"
 
@@ -154,7 +163,7 @@ def _check_case(exercise: Exercise, cls: type, label: str, args: tuple, rng) -> 
     except ValueError as error:
         raise _Raised(Report(exercise.name, False, str(error), case=label)) from None
     for position, arg in enumerate(args):
-        if not _needs_grad(arg):
+        if not needs_grad(arg):
             continue
         mine = got[position]
         if mine is None or mine.shape != arg.shape or not close(mine, expected[position]):
@@ -164,7 +173,7 @@ def _check_case(exercise: Exercise, cls: type, label: str, args: tuple, rng) -> 
 
 def _forward(cls: type, args: tuple) -> tuple[np.ndarray, object]:
     """forward through `cls.apply` on copies of the float inputs: the output and its node."""
-    tensors = [Tensor(a.copy(), requires_grad=True) if _needs_grad(a) else a for a in args]
+    tensors = [Tensor(a.copy(), requires_grad=True) if needs_grad(a) else a for a in args]
     with enable_grad():
         out = cls.apply(*tensors)
     if out.grad_fn is None:
@@ -228,12 +237,12 @@ def _failed(exercise, cls, position, label, args, grad_output, expected, got) ->
 def _finite_differences(cls: type, args: tuple, position: int, grad_output: np.ndarray):
     """dL/dx for L = Σ grad_output * forward(...), by central differences, and what only the
     Jacobian's diagonal gives (None unless the output has as many elements as the input)."""
-    arrays = [a.copy() if _needs_grad(a) else a for a in args]
+    arrays = [a.copy() if needs_grad(a) else a for a in args]
     x = arrays[position]
 
     def evaluate() -> np.ndarray:  # forward alone: nothing recorded
         with no_grad():
-            out = cls.apply(*[Tensor(a.copy()) if _needs_grad(a) else a for a in arrays])
+            out = cls.apply(*[Tensor(a.copy()) if needs_grad(a) else a for a in arrays])
         return out.array.astype(np.float64).ravel()
 
     jacobian = finite_differences(evaluate, x, EPS).central  # (output size, x.size)
