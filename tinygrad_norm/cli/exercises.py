@@ -98,6 +98,7 @@ def graded_class(path: Path, name: str) -> type:
     """The file's one tg.Function subclass, or the one named after the exercise."""
     spec = importlib.util.spec_from_file_location(f"exercise_{name}", path.resolve())
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would (dataclasses, pickle look there)
     spec.loader.exec_module(module)  # runs the learner's file: its errors show their lines
     found = [
         value
