@@ -45,6 +45,7 @@ READING_ORDER = [
     "06_train_a_tiny_gpt.ipynb",
     "08_convolution_from_scratch.ipynb",
     "10_a_cnn_from_scratch.ipynb",
+    "11_write_your_own_backward.ipynb",
 ]
 
 

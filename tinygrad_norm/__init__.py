@@ -287,6 +287,7 @@ from .learn import (
     compare,
     detect_anomaly,
     draw_graph,
+    exercises,
     explore,
 )
 from .nn.functional.loss import cdist

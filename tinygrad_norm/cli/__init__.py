@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 
-from . import bench, draw, explore, generate, gradcheck, run, sample, steps, train
+from . import bench, draw, exercises, explore, generate, gradcheck, run, sample, steps, train
 
 COMMANDS = {
     "train": train,
@@ -21,6 +21,7 @@ COMMANDS = {
     "explore": explore,
     "bench": bench,
     "run": run,
+    "exercises": exercises,
 }
 
 
