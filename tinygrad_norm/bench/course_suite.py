@@ -123,8 +123,8 @@ def time_pair(
 ) -> dict:
     """{library: [ms per step]} with the libraries taking turns, the order alternating; the
     first losses under "loss". At least `steps` timed steps each, and more until each library's
-    timed steps add up to `min_seconds`: 20 steps of a 0.6 ms model are 12 ms of a shared
-    machine, and their median moved by +-4% from run to run."""
+    timed steps add up to `min_seconds`: 20 steps of a fast model are a few milliseconds of a
+    shared machine, and their median moved from run to run (docs/speed.md)."""
     times = {name: [] for name in runs}
     spent = dict.fromkeys(runs, 0.0)  # ms of timed steps so far
     first = {}

@@ -41,7 +41,7 @@ HELP = "train a small GPT on a built-in task (or --text FILE), or a CNN or LSTM;
 
 # With the default model (d_model 64, 2 layers, 4 heads), measured over seeds: SortDigits(6)
 # passes 99% held-out accuracy after about 400 steps (5 seeds), AddDigits(3) after 1250-1500
-# (2 seeds); the step counts leave a margin. A step takes ~45 ms on one core of a 2-core CPU.
+# (2 seeds); the step counts leave a margin.
 DEFAULTS = {
     "sort": dict(steps=600, batch_size=64, lr=3e-3, warmup=50),
     "add": dict(steps=2000, batch_size=64, lr=3e-3, warmup=50),

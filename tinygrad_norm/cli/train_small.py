@@ -25,8 +25,8 @@ from ..utils import blas_threads, tune_malloc
 
 # Measured on one core of a shared 2-core CPU: shapes passes 95% held-out accuracy after about
 # 300 steps and reaches ~98% at 600; the default 800 steps gave 98.1%, 99.1%, 99.3% (seeds 0,
-# 1, 2) in 6-11 s. Parity is exact on every held-out string after 150 steps; the default 200
-# steps gave 100% for seeds 0-2 in 2-4 s, and 100% on 48- and 60-bit strings as well.
+# 1, 2). Parity is exact on every held-out string after 150 steps; the default 200 steps gave
+# 100% for seeds 0-2, and 100% on 48- and 60-bit strings as well.
 DEFAULTS = {
     "shapes": dict(steps=800, batch_size=64, lr=1e-2, warmup=50),
     "parity": dict(steps=200, batch_size=64, lr=1e-2, warmup=20),

@@ -93,7 +93,7 @@ class _NormBase(Module):
         """
         tracked = self.num_batches_tracked if self.training and self.track_running_stats else None
         if tracked is not None:
-            tracked.array[()] += 1  # NOTE: the 0-d array's item: 0.1 us, `array += 1` 0.9 us
+            tracked.array[()] += 1  # NOTE: through the 0-d array's item: no ufunc call
             if self.momentum is None:
                 return 1.0 / int(tracked.array)
         return 0.0 if self.momentum is None else self.momentum

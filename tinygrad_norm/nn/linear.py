@@ -179,7 +179,7 @@ class Embedding(Module):
 
     def forward(self, input) -> Tensor:  # noqa: A002 - PyTorch's name
         # NOTE: F.embedding checks the indices (one scan); only its error is put in the
-        # layer's words here (a call on (32, 3) indices: 7.3 us with two scans, 5.8 with one)
+        # layer's words here, so the indices are not scanned twice
         try:
             return F.embedding(input, self.weight, self.padding_idx)
         except IndexError:

@@ -226,7 +226,7 @@ class Module:
 
         NOTE: one loop over a stack, without the dotted names or a generator per module:
         `parameters()` runs this in every training step of course code (the loop that sets
-        each `p.grad = None`): parameters() 11.2 -> 7.2 us on a makemore MLP (16 modules).
+        each `p.grad = None`).
         """
         seen, stack = set(), [self]
         while stack:

@@ -281,7 +281,7 @@ class LSTM(RNNBase):
 
     def _direction(self, x_proj, state, w_hh, b_hh, reverse: bool) -> tuple[Tensor, list]:
         # NOTE: the whole time loop as one node (`ops/fused/lstm_layer.py`, its composed
-        # reference beside it): the course benchmark's LSTM step in 9-12 ms, not 21-23
+        # reference beside it), not one fused cell per time step
         T = x_proj.shape[0]
         out = fused.lstm_layer(x_proj, state[0], state[1], w_hh, b_hh, reverse=reverse)
         last = 0 if reverse else T - 1  # the step that ran last

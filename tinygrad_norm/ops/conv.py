@@ -187,10 +187,9 @@ def fold(cols, geometry: Windows):
 def fold_array(cols: np.ndarray, geometry: Windows) -> np.ndarray:
     """`Fold`'s forward on an array: (N, C, *K, *O) -> (N, C, *S), any strides (a permuted
     view is fine). One vectorised pass per kernel offset: an addition where windows overlap,
-    a plain copy where they cannot (stride >= span on every axis, e.g. 2x2 pooling: ~3x
-    faster). The image's memory keeps the order of cols' batch, channel and window axes, so
-    each pass reads and writes along matching memory (the convolution's batch-last columns:
-    ~30% faster)."""
+    a plain copy where they cannot (stride >= span on every axis, e.g. 2x2 pooling). The
+    image's memory keeps the order of cols' batch, channel and window axes, so each pass reads
+    and writes along matching memory (the convolution's batch-last columns)."""
     every = (slice(None), slice(None))
     padded = tuple(n + lo + hi for n, (lo, hi) in zip(geometry.size, geometry.pads))
     out = _zeros_in_memory_order_of(cols, cols.shape[:2] + padded)
@@ -207,9 +206,8 @@ def fold_array(cols: np.ndarray, geometry: Windows) -> np.ndarray:
 def in_memory_order_of(like: np.ndarray, a):
     """The array `a` with its axes in the memory order of `like`'s (a copy if they differ; a
     Tensor as it is). NOTE: a NumPy pass over arrays of different memory orders walks one of
-    them against its grain: 2x2 max pooling's backward on (64, 16, 10, 10) took 0.39 ms
-    with a row-major gradient and batch-last windows, 0.15 ms with this copy first (one
-    training step of the course LeNet)."""
+    them against its grain; one copy first is cheaper (2x2 max pooling's backward in the
+    course LeNet, with a row-major gradient and batch-last windows)."""
     if not isinstance(a, np.ndarray) or _axis_order(a) == _axis_order(like):
         return a
     out = np.empty_like(like, dtype=a.dtype)

@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
-from .xp import exp, one_like, operands, sigmoid, times_mask
+from .xp import exp, operands, sigmoid, times_mask
 
 
 class Add(Function):
@@ -247,7 +247,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, grad_output):
         g, out = operands(grad_output, *ctx.saved_tensors)
-        return g * (one_like(out) - out * out)  # (g - g*out*out would round worse near |out| = 1)
+        return g * (1 - out * out)  # (g - g*out*out would round worse near |out| = 1)
 
 
 class Sigmoid(Function):

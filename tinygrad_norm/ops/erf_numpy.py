@@ -74,15 +74,12 @@ Where |x| >= 1 (1.6% of a GPT's GELU inputs) and at +-inf, the values are gather
 the float64 ranges 2 and 3 (`_erf_large`), rounded once to float32. NaN stays NaN (z is NaN
 and fails the |x| >= 1 test), erf(-0.0) = -0.0 (x + x Q = -0.0 + -0.0), erf(-x) = -erf(x).
 
-Measured on 393 216 float32 values (a GPT's exact GELU input, B 12 T 64 4E 512: std 0.41),
-one thread, CPU time, interleaved in rotating order, medians of 40, three runs: the
-series-and-continued-fraction erf this module first had 3.6-4.4 ms (9-11 ms when its 3 MiB
-float64 temporaries get fresh pages from the system at every call), the rational functions
-above 2.5-2.6 ms, a table of 65536 Taylor cubics indexed by the top 16 bits (this module's
-float32 road before: four gathers) 1.39-1.49 ms, the float32 polynomial 0.55-0.59 ms. Its 15
-passes take ~0.33 ms (~22 us each: the speed of the processor's caches, not of arithmetic),
-finding and redoing the values with |x| >= 1 ~0.12 ms. Inputs 1.7 times as wide (std 0.71:
-16% with |x| >= 1) take 1.1 ms.
+Speed: on a GPT's exact GELU input the float32 polynomial is several times faster than the
+float64 rational functions above, than a table of 65536 Taylor cubics indexed by the top 16
+bits (this module's float32 road before: four gathers) and than the series-and-continued-
+fraction erf this module first had; its 15 passes run at the speed of the processor's
+caches, not of arithmetic, and finding and redoing the values with |x| >= 1 is the rest. The
+figures are in docs/speed.md.
 
 Accuracy, measured against `math.erf` / `math.erfc` on 10^6 points (normal, uniform on
 [-30, 30], log-spaced tails down to subnormals, both signs): largest relative error of erf

@@ -36,11 +36,8 @@ class MaxPool(Function):
     windows add up. Linear in grad_out; the same lines run on arrays or, under create_graph,
     on Tensors (Mul by the constant mask, Fold), so it is differentiable again.
     The composed form, `max_pool_reference` (Unfold, masked_fill, sum: three nodes and a
-    masked copy of every window) is the test reference; on the course LeNet (batch 64, two
-    2x2 pools) this node took the training step from 14.4 to 11.9 ms (PyTorch 5.5 ms: 2.6x
-    to 2.15x; `bench --suite course`, one thread, CPU time), and the running maximum (no
-    argmax over a copy of the windows) took the two pools' forward and backward from 4.2 to
-    0.7 ms of that step.
+    masked copy of every window) is the test reference; the running maximum takes no argmax
+    over a copy of the windows (what each was worth on the course LeNet: docs/speed.md).
 
     >>> import tinygrad_norm as tg
     >>> from tinygrad_norm.ops.conv import windows
@@ -85,7 +82,7 @@ def _window_max(x: np.ndarray, geometry: Windows) -> tuple:
         better = np.greater(candidate, y)
         better |= np.isnan(candidate)
         np.maximum(y, candidate, out=y)  # NaN propagates
-        # NOTE: j only grows, so "best = j where better" is a maximum (a 4x faster pass)
+        # NOTE: j only grows, so "best = j where better" is a maximum (a cheaper pass than where)
         np.maximum(best, better * best.dtype.type(j), out=best)
     return y, best
 

@@ -194,7 +194,7 @@ class InPlaceMethods:
         is_tensor = isinstance(value, GraphTensor)
         if not is_grad_enabled() or not (self.requires_grad or is_tensor and value.requires_grad):
             # NOTE: nothing to record: write the places themselves, not a copy of the whole
-            # tensor (x[i] = row on a (10000, 100) tensor: 1 us instead of 280 us).
+            # tensor (x[i] = row costs the row, not the tensor).
             (self.array[ints] if ints else self.array)[rest] = value.array if is_tensor else value
             self._bump_version()
             return

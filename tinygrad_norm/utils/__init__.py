@@ -9,8 +9,8 @@ and again, and frees them at the end of the step. glibc's malloc serves an alloc
 its mmap threshold (128 KiB at start) with a fresh `mmap` and gives it back with `munmap` when
 freed; smaller ones come from the heap, whose free top is trimmed back to the OS once it
 exceeds the trim threshold. Either way the next step asks the kernel for the same memory again
-and touches every page of it for the first time: a page fault (and zeroing) per 4 KiB. For a
-NumPy training loop that costs 1.3 to 1.6x in step time. Raising both thresholds keeps the
+and touches every page of it for the first time: a page fault (and zeroing) per 4 KiB, a large
+share of a NumPy training loop's step (docs/speed.md). Raising both thresholds keeps the
 freed memory in the heap for reuse, so a step after the first page-faults almost never.
 
 Why it is a function and not done at import: it changes how the whole process allocates

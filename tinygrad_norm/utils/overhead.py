@@ -10,17 +10,10 @@ so a noisy machine slows both alike; the figures are medians of CPU time (`time.
     python -m tinygrad_norm.utils.overhead            # all ops, 200 repetitions
     python -m tinygrad_norm.utils.overhead --ops add mul --repeat 50
 
-Measured on a shared 2-core machine (PyTorch 2.13, one thread, interleaved A/B runs): add 7.1 us
-(PyTorch 4.4), mul 10.3 (5.8), tanh 8.4 (4.4), matmul 13.0 (7.1), softmax 14.3 (4.6); 1.92x
-PyTorch eager's per-op time over the ten ops (geometric mean), from 2.05-2.08x in the same
-runs before the backward loop's comprehensions became loops (Python before 3.12 calls each
-comprehension as a function) and hooks and retain_grad were skipped for nodes without them,
-from 2.59x before the engine's per-node work was trimmed (Context slots, versions only of
-what save_for_backward kept, one reused grad-mode block) and from 3.65x before the
-primitives' backward formulas ran on bare arrays (`ops/xp.py`). Where the rest goes: recording
-a node costs about 1.2 us in forward and visiting it about 4 us in backward (the loop,
-`call_backward`, the gradient's Tensor), before its arithmetic; NumPy's own floor on a 4x4
-array is about 0.2 us per elementwise op and 0.9 us per reduction (softmax has three of them).
+It prints one row per op (tinygrad_norm's microseconds, PyTorch's, their ratio) and the
+geometric mean of the ratios over the ops; `measure` returns the rows, for a script that
+compares two trees. What it has measured over the project's history, and where a node's time
+goes, is in docs/speed.md.
 """
 
 from __future__ import annotations

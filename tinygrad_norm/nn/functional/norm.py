@@ -113,7 +113,7 @@ def _check_channels(op: str, x, **per_channel) -> None:
     for name, t in per_channel.items():
         if t is None:
             continue
-        # NOTE: a Tensor's own shape, not np.shape(t) (NumPy's dispatch to Tensor: 1.7 us)
+        # NOTE: a Tensor's own shape, not np.shape(t) (which goes through NumPy's dispatch)
         got = t.array.shape if isinstance(t, Tensor) else tuple(np.shape(t))
         if got != expected:
             raise ValueError(
@@ -187,8 +187,7 @@ def batch_norm(
 def _normalize_channels(x, eps):
     """(x - mean) / sqrt(var + eps) with each channel's batch mean and biased variance, as one
     fused LayerNorm node: with the channels moved to the front, a channel's values are the
-    last ndim - 1 axes. Composed it is seven nodes; this way three, and forward + backward of
-    batch_norm with weight and bias took 0.54x the time on (32, 200), 0.72x on (64, 16, 12, 12).
+    last ndim - 1 axes. Composed it is seven nodes; this way three.
     """
     order = (1, 0) + tuple(range(2, x.ndim))  # swaps N and C: its own inverse
     return S.permute(fused.layer_norm(S.permute(x, order), None, None, x.ndim - 1, eps), order)

@@ -19,18 +19,8 @@ overhead) and on Tensors under `create_graph=True` (recorded, so twice different
 each op, its reference (`layer_norm_reference`, `gelu_reference`, ...) is the same maths
 composed from primitives; the tests check that both give the same values, gradients and
 second derivatives. `safe_softmax` (the masked softmax of attention) and `xp.exp_shift` (the
-maximum to subtract before exp) are the one place each is written.
-
-What fusing buys, forward + backward on a (1024, 256) float32 input (CPU time, best of 40
-runs of 5; NumPy 2.4):
-
-    op                 fused ms   composed ms   speed-up
-    softmax              2.9         4.1         1.4x
-    log_softmax          3.0         4.3         1.45x
-    layer_norm (w, b)    4.2         7.5         1.8x
-    gelu (tanh)          5.2         8.3         1.6x
-    gelu (exact)        11.2        10.6         0.9-1.0x: erf itself takes ~6.5 ms of both
-    cross_entropy        3.7         4.9         1.3x
+maximum to subtract before exp) are the one place each is written. What fusing buys, op by
+op, is measured in docs/speed.md.
 """
 
 from .attention import SelfAttention, self_attention, self_attention_reference

@@ -25,27 +25,23 @@ class BatchNorm(Function):
     w is the same for every value of a channel, so mean(g_x̂) = w * grad_b / n and
     mean(g_x̂ * x̂) = w * grad_w / n: the two sums the weight and bias need anyway give both
     means, and grad_x = (r w) * (grad_out - (grad_b + x̂ * grad_w) / n), five passes over
-    (N, C, *S), not nine (with a lighter `F.batch_norm`, a BatchNorm1d forward + backward
-    on (32, 100) went from 78 to 62 us).
+    (N, C, *S), not nine.
 
     Composed (`batch_norm_reference`, or the permute + LayerNorm + permute + affine that
-    `F.batch_norm` used) it is seven nodes; here one, and a training step of the course's
-    makemore MLP (four BatchNorm1d layers, batch 32) went from 3.2 to 2.3 ms (PyTorch 1.4 ms;
-    `bench --suite course`, one thread, CPU time).
+    `F.batch_norm` used) it is seven nodes; here one (what that was worth on the course's
+    makemore MLP: docs/speed.md).
     Forward keeps x - mean, r and r * w (not x̂: y = (x - mean) * (r w) + b needs one pass
     over (N, C, *S) fewer), and backward reads sum(grad_out * x̂) as r * sum(grad_out *
     (x - mean)). The per-channel sums are `channel_sum`, a (1, N) @ (N, C) product for an
-    (N, C) input. With both, a BatchNorm1d forward on (32, 100) went from 25.3 to 21 us
-    (PyTorch 13.4), its forward + backward from 55.6 to 51 us (PyTorch 32).
+    (N, C) input.
     Under `create_graph=True` backward recomputes the statistics from the saved x as Tensors,
     by the same `_center`, so the gradient is differentiable again.
 
     `running=(running_mean, running_var, momentum)` (arrays (C,), or None for either) also
     moves the running statistics towards this batch's, in place, as PyTorch's kernel does:
     running = (1 - momentum) * running + momentum * batch value, with the unbiased variance
-    var * n / (n - 1). Taken from the statistics forward computes anyway, this saved the two
-    extra passes (np.mean, np.var) that `F.batch_norm` made: ~20 us of a 58 us BatchNorm1d
-    forward on (32, 100).
+    var * n / (n - 1). Taken from the statistics forward computes anyway: no extra passes
+    (np.mean, np.var) over the input.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([[1.0], [3.0]], requires_grad=True)      # N 2, C 1
@@ -66,7 +62,7 @@ class BatchNorm(Function):
         if bias is not None:
             y += bias.reshape(rstd.shape)
         ctx.save_for_backward(x, weight)
-        # NOTE: our own arrays, kept as attributes: no Tensor, no version check (0.8 us)
+        # NOTE: our own arrays, kept as attributes: no Tensor, no version to check
         ctx.centered, ctx.rstd, ctx.scale = centered, rstd, scale
         return y
 
@@ -111,10 +107,9 @@ def channel_sum(a, times: float = 1.0):
     (1, C, 1, ...): with times = 1 / n, the mean.
 
     The fast kernel of this file: for an (N, C) float32 or float64 array, the product
-    (times, ..., times) @ a, a (1, N) row that NumPy hands to BLAS: 0.8 us on (32, 100),
-    against 2.1 us for `a.sum(0, keepdims=True) * times` (a BatchNorm1d forward + backward
-    takes four such sums). Its composed reference is that line, below, which every other
-    case takes.
+    (times, ..., times) @ a, a (1, N) row that NumPy hands to BLAS, faster on small arrays
+    than `a.sum(0, keepdims=True) * times` (a BatchNorm1d forward + backward takes four such
+    sums). Its composed reference is that line, below, which every other case takes.
     """
     if type(a) is np.ndarray and a.ndim == 2 and a.dtype.char in "fd":  # BLAS's types
         # (a row of up to 4096 is kept, shared: building a short one costs what the product

@@ -39,10 +39,8 @@ class Conv(Function):
 
     Forward keeps cols (only when the weight needs its gradient). Under `create_graph=True`
     the backward's lines run on Tensors (`xp.py`) and cols is recomputed from the input
-    tensor by `columns`, so the gradients are differentiable again.
-    On the course LeNet (batch 64; two 5x5 convolutions, 1->6 channels on 28x28 and 6->16 on
-    14x14) a training step took 8.7 ms with the composed form, 6.1 ms with this node (same
-    run, one thread, CPU time, on a loaded machine; PyTorch ~4.5 ms unloaded).
+    tensor by `columns`, so the gradients are differentiable again. What this node is worth
+    on the course LeNet against the composed form: docs/speed.md.
 
     >>> import tinygrad_norm as tg
     >>> from tinygrad_norm.ops.conv import windows
@@ -85,7 +83,7 @@ class Conv(Function):
         g = _by_group(g.reshape(o, length), groups)  # (g, O/g, L·N)
         grad_b = g.sum(-1).reshape(o) if needs_b else None
         grad_w = None
-        if needs_w:  # NOTE: as (cols @ G^T)^T, 5-15% faster in OpenBLAS for these shapes
+        if needs_w:  # NOTE: as (cols @ G^T)^T, the order OpenBLAS is faster at for these shapes
             grad_w = (_by_group(cols, groups) @ g.swapaxes(-1, -2)).swapaxes(-1, -2)
             grad_w = grad_w.reshape(w_shape)  # (g, O/g, C/g·k) -> (O, C/g, *K)
         grad_x = None

@@ -56,9 +56,9 @@ def target_distribution(target, weight, n_classes, ignore_index, label_smoothing
         return Target(None, None, q, q.sum(1, keepdims=True), n_samples)
     t = target if isinstance(target, np.ndarray) else target.array
     valid = t != ignore_index
-    # one index array per axis (np.ix_ costs ~10 us of Python: not for the common 1-D case)
+    # one index array per axis (np.ix_ is a Python function: not for the common 1-D case)
     grids = (np.arange(len(t)),) if t.ndim == 1 else np.ix_(*[np.arange(n) for n in t.shape])
-    if weight is None and valid.all():  # NOTE: the usual case, in numbers, not arrays (~4 us)
+    if weight is None and valid.all():  # NOTE: the usual case, in numbers, not arrays
         at = (grids[0], t) + tuple(grids[1:])
         return Target(at, 1.0 - eps, eps / n_classes if eps else None, 1.0, float(t.size))
     safe = np.where(valid, t, 0)
@@ -122,13 +122,12 @@ class CrossEntropy(Function):
             per_sample = per_sample - _times(q.dense, logp).sum(axis=1)
         ctx.denominator = q.denominator
         ctx.save_for_backward(x, target)
-        ctx.logp = logp  # NOTE: our own array, as an attribute: no Tensor, no version (0.4 us)
+        ctx.logp = logp  # NOTE: our own array, as an attribute: no Tensor, no version to check
         if q.at is not None:  # class indices: q is a constant, which backward reuses
             ctx.target_q = q
         if reduction == "none":  # in the logits' dtype (a float64 target promotes the product)
             return per_sample.astype(x.dtype, copy=False)
-        # NOTE: np.add.reduce, not .sum()'s Python wrapper (~0.5 us of a 16 us forward)
-        total = np.add.reduce(per_sample, axis=None)
+        total = per_sample.sum()
         if reduction == "mean":  # the mean of nothing is NaN, as in PyTorch
             total = total / q.denominator if q.denominator else np.nan
         return np.asarray(total, x.dtype)
@@ -329,7 +328,7 @@ def _check(x: np.ndarray, target: np.ndarray, weight, reduction, label_smoothing
 
 def _check_classes(target: np.ndarray, n_classes: int, ignore_index: int) -> None:
     if not target.size or (target.min() >= 0 and target.max() < n_classes):
-        return  # NOTE: two reductions decide the usual case (1.3 us less than the mask)
+        return  # NOTE: two reductions decide the usual case, before any mask is built
     bad = (target != ignore_index) & ((target < 0) | (target >= n_classes))
     if bad.any():
         raise IndexError(

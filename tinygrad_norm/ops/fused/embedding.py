@@ -1,31 +1,20 @@
 """Embedding lookup as one node: a gather forward, a scatter-add backward.
 
-How the backward adds up rows for repeated indices was measured (grad_output (2048, d)
-float32, NumPy 2.4, CPU time in ms, best of 20 runs of 10):
-
-    vocab, d      np.add.at   one-hot matmul*   bincount   sort + np.add.reduceat
-    65, 64           1.7           0.30            1.3             0.16
-    65, 256          4.6           1.5             3.9             1.5
-    256, 64          1.1           1.8             0.25            0.24
-    256, 256         4.6           7.5             4.7             1.3
-
-    * summed over the 2 cores that BLAS uses.
-
-`np.add.at` is 3-10x slower than the best. The one-hot matmul (grad_weight = onehot^T @
-grad_out) does well for a tiny vocabulary, but its cost grows with the vocabulary (a
-(vocab, B*T) matrix: 400 MB for GPT-2's 50257 tokens). So `EmbeddingGrad` sorts the indices
-and sums each run of equal indices with one `np.add.reduceat`: fastest or tied in every case,
-and apart from the (vocab, d) result its cost does not depend on the vocabulary. End to end,
-`F.embedding` forward + backward takes 0.26 / 1.5 / 0.33 / 1.9 ms for the four cases above,
-against 1.3 / 4.9 / 1.3 / 5.1 ms for `weight[index]` (GetItem, whose backward uses
-np.add.at).
+How the backward adds up rows for repeated indices was measured (np.add.at, a one-hot
+matmul, np.bincount, sorting and np.add.reduceat; the table is in docs/speed.md).
+`np.add.at` is several times slower than the best. The one-hot matmul (grad_weight =
+onehot^T @ grad_out) does well for a tiny vocabulary, but its cost grows with the vocabulary
+(a (vocab, B*T) matrix: 400 MB for GPT-2's 50257 tokens). So `EmbeddingGrad` sorts the
+indices and sums each run of equal indices with one `np.add.reduceat`: fastest or tied in
+every case measured, and apart from the (vocab, d) result its cost does not depend on the
+vocabulary; `weight[index]` (GetItem, whose backward uses np.add.at) is several times slower
+end to end.
 
 A small table is the other case: the course's makemore MLP reads 96 indices (batch 32, 3
-characters) of a 27-row table. There the one-hot matmul wins (3.3 us against 10.6 for the
-sort, 8.6 for np.add.at, microseconds on (96, 10)), with its one-hot matrix built by
-scattering ones, not by comparing against every row. It wins while the one-hot matrix is
-small, up to about 32k entries (512 indices into 65 rows: 44 against 45 us), so
-`sum_rows_by_index` takes it up to 16k entries (64 KB in float32) and sorts beyond.
+characters) of a 27-row table. There the one-hot matmul wins, with its one-hot matrix built
+by scattering ones, not by comparing against every row. It wins while the one-hot matrix is
+small, up to about 32k entries (where the two tie), so `sum_rows_by_index` takes it up to 16k
+entries (64 KB in float32) and sorts beyond.
 """
 
 import numpy as np
@@ -62,7 +51,7 @@ class Embedding(Function):
         n_rows, index = ctx.input_shape[0], ctx.index
         if is_grad_enabled():  # create_graph: a recorded node, differentiable again
             return EmbeddingGrad.apply(grad_output, index=index, n_rows=n_rows)
-        # NOTE: the same sum on the array, without a node (~8 us of a 35 us backward)
+        # NOTE: nothing to record: the same sum on the array, without a node
         return sum_rows_by_index(grad_output.array, index, n_rows)
 
 

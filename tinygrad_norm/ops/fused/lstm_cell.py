@@ -5,11 +5,10 @@ Composed from primitives (`lstm_cell_reference`) the step is the recurrent produ
 additions, four slices, three sigmoids, two tanh, three products and a sum: about 16 nodes per
 time step and layer, each paying the per-op Python cost on small (B, H) arrays. That cost is
 the LSTM's training step: on the course benchmark's 2-layer LSTM (B 16, T 32, H 128) the graph
-had ~1170 nodes per step. Measured with `bench --suite course` (one thread, CPU time, a busy
-2-core machine; PyTorch 7.3-8.2 ms a step), tinygrad_norm / PyTorch went from 7.5 to 4.4 with
-the pointwise part fused (~530 nodes), and to 3.6-3.8 with the recurrent product h W_hh^T + b_hh
-inside the node too (~340 nodes, 27-29 ms). `nn.LSTM` now runs each whole layer as one node
-(`lstm_layer.py`, which reuses `_gates` and `_activations` below); this step serves `LSTMCell`.
+had ~1170 nodes per step, ~530 with the pointwise part fused, and ~340 with the recurrent
+product h W_hh^T + b_hh inside the node too (the times: docs/speed.md). `nn.LSTM` now runs
+each whole layer as one node (`lstm_layer.py`, which reuses `_gates` and `_activations`
+below); this step serves `LSTMCell`.
 """
 
 import numpy as np

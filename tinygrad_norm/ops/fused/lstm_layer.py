@@ -8,10 +8,8 @@ multiplies by W_hh once for grad_h and once more for grad_W_hh. Here the time lo
 one node: per step, forward is one (B, H) @ (H, 4H) product and ten NumPy calls, backward one
 (B, 4H) @ (4H, H) product and six; grad_W_hh is one GEMM over all T*B rows at the end. The
 input's share of the gates, x W_ih^T + b_ih, stays outside: one `Linear` node for all steps.
-Measured with `bench --suite course` (2-layer LSTM, B 16, T 32, H 128; one thread, CPU time,
-the same runs for both): 21-23 ms a step with the fused cell (3.5-3.7x PyTorch's) and 9-12 ms
-with this node (1.45-1.96x), of which ~7 ms are the matrix products themselves (NumPy's
-OpenBLAS 0.3.31 on its AVX2 kernels; docs/speed.md).
+What that was worth on the course benchmark's LSTM, and how much of its step is the matrix
+products themselves: docs/speed.md.
 """
 
 import numpy as np
@@ -80,7 +78,7 @@ class LSTMLayer(Function):
         # activations: scale the sigmoid columns' pre-activations by 1/2 (folded into the
         # input share and the weights: exact in binary), then a * scale + shift maps tanh to s
         # there. scale, shift and the bias are spread to (B, 4H) once: NumPy adds two arrays
-        # of one shape in half the time it takes to broadcast a row (0.7 against 1.5 us).
+        # of one shape faster than it broadcasts a row, and this runs at every time step.
         row_scale, row_shift = (np.repeat(np.array(v, x_proj.dtype), H) for v in _AFFINE)  # (4H,)
         scale, shift = np.tile(row_scale, (B, 1)), np.tile(row_shift, (B, 1))  # (B, 4H)
         xs = x_proj * row_scale  # (T, B, 4H)
@@ -88,10 +86,9 @@ class LSTMLayer(Function):
         # float32 rounding moved, and Adam turned that into 1e-4 relative changes of weights
         # whose gradient is ~1e-8 (tests/test_course_programs.py's float32 LSTM)
         bs = None if b_hh is None else b_hh * scale
-        # (H, 4H) in C order. Timed per (16, 128) @ (128, 512) step with NumPy's OpenBLAS:
-        # the F-order view (w_hh * scale).T is 2 us faster on its Haswell kernels but 12 us
-        # slower on its SkylakeX ones; gates^T = W_hh h^T (4H, B) is 4-5 us faster on both,
-        # but x_proj and h then need a transposed add and store per step (+3-4 us).
+        # (H, 4H) in C order: of the layouts timed with NumPy's OpenBLAS (docs/speed.md), the
+        # one that is never the slow one on either of its kernels (Haswell, SkylakeX); the
+        # transposed product gates^T = W_hh h^T would need a transposed add and store per step.
         w = np.multiply(w_hh.T, row_scale, order="C")
         acts = np.empty((T, B, G), x_proj.dtype)  # i, f, g, o per step
         cs, tanh_c = np.empty((2, T, B, H), x_proj.dtype)
