@@ -78,7 +78,7 @@ class Function:
 
 def _split_arguments(fn: type, args: tuple) -> tuple[tuple, tuple, list]:
     """The Tensor arguments, whether each argument requires grad, and forward's arguments
-    (arrays in place of Tensors). One loop, not three generators: 1.5 us less per op."""
+    (arrays in place of Tensors), in one loop over the arguments."""
     tensors, needs, arrays = [], [], []
     for a in args:
         if isinstance(a, GraphTensor):
