@@ -76,6 +76,7 @@ def test_save_options_are_checked_before_training(tmp_path, capsys):
     cases = [
         (["--save", str(tmp_path / "missing" / "a.npz")], "does not exist; create it first"),
         (["--save", str(tmp_path)], "is a folder; give a file name"),
+        (["--save", str(tmp_path / "a.safetensors")], "not a training checkpoint; give a .pt"),
         (["--save-every", "2"], "--save-every needs --save PATH"),
         (["--save", str(tmp_path / "a.npz"), "--save-every", "0"], "--save-every must be at least"),
         (["--resume", str(tmp_path / "none.npz")], "cannot resume from"),
