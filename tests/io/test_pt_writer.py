@@ -211,6 +211,7 @@ def test_torch_loads_every_dtype_view_and_container_equal(tmp_path):
         "ordered": OrderedDict([("z", tg.ones(1)), ("a", 0)]),
         "fortran": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
         "big_endian": np.arange(3, dtype=">i4"),
+        "big_endian_0d": np.array(2.5, dtype=">f8"),
     }
     tg.save(state, tmp_path / "all.pt")
     loaded = torch.load(tmp_path / "all.pt", weights_only=True)

@@ -145,7 +145,7 @@ def write_safetensors(state, file) -> None:
                 f"save: tensor {name!r} has dtype {array.dtype}, which .safetensors has no code "
                 f"for (it has {', '.join(DTYPES)}); convert it or save to a .pt file"
             )
-        array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))
+        array = np.asarray(array, dtype=array.dtype.newbyteorder("<"), order="C")  # keeps 0-d
         header[name] = {
             "dtype": code,
             "shape": list(array.shape),

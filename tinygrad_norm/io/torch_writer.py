@@ -160,7 +160,7 @@ def _tensor(array: np.ndarray, where: str, storages: Storages, requires_grad: bo
         )
     view = _as_view(array)
     if view is None:  # copy: a contiguous little-endian array of its own
-        owner = np.ascontiguousarray(array, dtype=native.newbyteorder("<"))
+        owner = np.array(array, dtype=native.newbyteorder("<"), order="C")  # keeps 0-d
         view = (owner, owner.reshape(-1), 0, _element_strides(owner))
     owner, flat, offset, strides = view
     key = storages.add(owner, flat)
