@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-CHUNK = 1 << 24  # bytes copied at a time: 16 MiB
+CHUNK = 1 << 20  # bytes read at a time (1 MiB): all a lying header can cost beyond the file
 
 # The dtypes a file may hold: numbers, bools, and fixed-width strings and times (all stored
 # as raw bytes by .npy). Object arrays (pickles) and structured records are refused.
