@@ -27,6 +27,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .arrays import CHUNK, bfloat16_to_float32, checked_shape, nbytes_of, read_array
+from .checkpoint import refuse_module_or_optimizer
 
 MAX_HEADER_BYTES = 100_000_000  # the reference implementation's own limit
 
@@ -131,6 +132,7 @@ def read_safetensors(file, where: str) -> dict:
 # --- writing -----------------------------------------------------------------------------------
 def write_safetensors(state, file) -> None:
     """Write the flat dict `state` (str -> Tensor or NumPy array) to the open binary `file`."""
+    refuse_module_or_optimizer(state, "obj")
     if not isinstance(state, dict):
         raise TypeError(
             f"save: a .safetensors file holds a flat dict of tensors, got a "

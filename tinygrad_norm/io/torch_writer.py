@@ -33,9 +33,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..nn.module import Module, Parameter
-from ..optim import Optimizer
+from ..nn.module import Parameter
 from ..tensor import Tensor
+from .checkpoint import refuse_module_or_optimizer
 from .pickle_writer import Call, Global, PersistentId, dumps
 
 ALIGNMENT = 64  # bytes: where each storage starts, so torch.load(mmap=True) can map it
@@ -103,17 +103,7 @@ def _encode(value, where: str, storages: Storages):
     """`value` with every tensor or array replaced by the `Call` that rebuilds it."""
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes, bytearray)):
         return value
-    if isinstance(value, Module):
-        raise TypeError(
-            f"save: {where} is a Module ({type(value).__name__}); save its weights instead: "
-            "tg.save(model.state_dict(), path), and later "
-            "model.load_state_dict(tg.load(path)) into a model built the same way"
-        )
-    if isinstance(value, Optimizer):
-        raise TypeError(
-            f"save: {where} is an optimizer ({type(value).__name__}); save "
-            "optimizer.state_dict() and restore it with optimizer.load_state_dict(...)"
-        )
+    refuse_module_or_optimizer(value, where)
     if isinstance(value, Parameter):  # the tensor inside does not require grad itself
         inner = _tensor(value.array, where, storages, False)
         args = (inner, bool(value.requires_grad), _HOOKS)
