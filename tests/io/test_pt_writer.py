@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
+from tinygrad_norm.io import torch_writer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -264,3 +265,23 @@ def test_torch_loads_a_state_dict_into_the_same_layers(tmp_path):
         rtol=1e-6,
         atol=1e-6,
     )
+
+
+def test_an_interrupted_save_leaves_the_previous_file(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.pt"
+    tg.save({"step": 1, "w": np.ones(3), "v": np.zeros(2)}, path)
+    before = path.read_bytes()
+    write_aligned = torch_writer._write_aligned
+    calls = []
+
+    def interrupted_on_the_second_storage(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of writing
+        write_aligned(*args)
+
+    monkeypatch.setattr(torch_writer, "_write_aligned", interrupted_on_the_second_storage)
+    with pytest.raises(KeyboardInterrupt):
+        tg.save({"step": 2, "w": np.full(3, 7.0), "v": np.ones(2)}, path)
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
+    assert tg.load(path)["step"] == 1
