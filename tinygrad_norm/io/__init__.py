@@ -13,12 +13,13 @@ disk, and only then replace `path` in one step, so a crash or Ctrl-C mid-save le
 previous checkpoint as it was.
 
 `load` reads all three, whoever wrote them (the same structure back; Tensors come back as
-Tensors; a .pt file gives arrays back as Tensors, as PyTorch does), and PyTorch's legacy
+Tensors; a .pt file gives NumPy arrays back as Tensors and NumPy scalars as Python
+numbers, as PyTorch would), and PyTorch's legacy
 `.pt` / `.bin` files (`torch_pickle.py`), without PyTorch and without running code from the
 file.
 
 >>> import os, tempfile, numpy as np, tinygrad_norm as tg
->>> path = os.path.join(tempfile.mkdtemp(), "ckpt.npz")
+>>> path = os.path.join(tempfile.mkdtemp(), "ckpt.pt")  # torch.load reads it too
 >>> save({"w": tg.ones(2, 3), "step": 10, "betas": (0.9, 0.99), "note": None}, path)
 >>> state = load(path)
 >>> state["w"].shape, state["step"], state["betas"], state["note"]
