@@ -135,8 +135,9 @@ def test_from_checkpoint_of_a_bare_state_dict_explains(tmp_path):
 
 
 # --- interrupt and resume ------------------------------------------------------------------------
-def test_resume_continues_with_the_same_loss_curve(tmp_path, capsys, monkeypatch):
-    full, part = str(tmp_path / "full.npz"), str(tmp_path / "part.npz")
+@pytest.mark.parametrize("suffix", [".npz", ".pt"])  # NumPy's format, PyTorch's
+def test_resume_continues_with_the_same_loss_curve(tmp_path, capsys, monkeypatch, suffix):
+    full, part = str(tmp_path / f"full{suffix}"), str(tmp_path / f"part{suffix}")
     run = ["train", *TINY, *REPORT, "--steps", "6"]
     assert main([*run, "--save", full]) == 0
     uninterrupted = capsys.readouterr().out
