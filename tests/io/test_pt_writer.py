@@ -285,3 +285,21 @@ def test_an_interrupted_save_leaves_the_previous_file(tmp_path, monkeypatch):
         tg.save({"step": 2, "w": np.full(3, 7.0), "v": np.ones(2)}, path)
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["ckpt.pt"]
     assert tg.load(path)["step"] == 1
+
+
+@pytest.mark.oracle
+def test_every_dtype_torch_saved_loads_here(tmp_path):
+    torch = pytest.importorskip("torch")
+    names = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+             "uint16", "uint32", "uint64", "bool", "complex64", "complex128"]  # fmt: skip
+    rng = np.random.default_rng(2)
+    arrays = {name: (rng.standard_normal((3, 2)) * 50).astype(name) for name in names}
+    base = torch.arange(10, dtype=torch.int64).to(torch.uint32)
+    state = {name: torch.from_numpy(array) for name, array in arrays.items()}
+    state["uint32_view"] = base[2::3]
+    torch.save(state, tmp_path / "dtypes.pt")
+    loaded = tg.load(tmp_path / "dtypes.pt")
+    for name, array in arrays.items():
+        assert loaded[name].dtype == array.dtype, name
+        np.testing.assert_array_equal(loaded[name].numpy(), array, err_msg=name)
+    np.testing.assert_array_equal(loaded["uint32_view"].numpy(), np.array([2, 5, 8], np.uint32))
