@@ -23,6 +23,13 @@ Views keep their storage as PyTorch's do: tensors that are NumPy views of one ar
 saved as views (offset, strides) of that array's one storage, so `{"w": w, "row": w[1]}`
 stores w once. A view with negative strides, or of memory that is not one plain array, is
 copied into a storage of its own first.
+
+>>> import io, zipfile
+>>> file = io.BytesIO()
+>>> write_torch_zip({"w": np.ones((2, 3), np.float32)}, file, "model")
+>>> zipfile.ZipFile(file).namelist()  # doctest: +NORMALIZE_WHITESPACE
+['model/data.pkl', 'model/.format_version', 'model/.storage_alignment', 'model/byteorder',
+ 'model/data/0', 'model/version']
 """
 
 from __future__ import annotations
