@@ -76,6 +76,7 @@ def test_save_options_are_checked_before_training(tmp_path, capsys):
     cases = [
         (["--save", str(tmp_path / "missing" / "a.npz")], "does not exist; create it first"),
         (["--save", str(tmp_path)], "is a folder; give a file name"),
+        (["--save", str(tmp_path / "a.safetensors")], "not a training checkpoint; give a .pt"),
         (["--save-every", "2"], "--save-every needs --save PATH"),
         (["--save", str(tmp_path / "a.npz"), "--save-every", "0"], "--save-every must be at least"),
         (["--resume", str(tmp_path / "none.npz")], "cannot resume from"),
@@ -134,8 +135,9 @@ def test_from_checkpoint_of_a_bare_state_dict_explains(tmp_path):
 
 
 # --- interrupt and resume ------------------------------------------------------------------------
-def test_resume_continues_with_the_same_loss_curve(tmp_path, capsys, monkeypatch):
-    full, part = str(tmp_path / "full.npz"), str(tmp_path / "part.npz")
+@pytest.mark.parametrize("suffix", [".npz", ".pt"])  # NumPy's format, PyTorch's
+def test_resume_continues_with_the_same_loss_curve(tmp_path, capsys, monkeypatch, suffix):
+    full, part = str(tmp_path / f"full{suffix}"), str(tmp_path / f"part{suffix}")
     run = ["train", *TINY, *REPORT, "--steps", "6"]
     assert main([*run, "--save", full]) == 0
     uninterrupted = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Sample from a GPT that `train --save` wrote: `python -m tinygrad_norm sample --load gpt.npz`.
+"""Sample from a GPT that `train --save` wrote: `python -m tinygrad_norm sample --load gpt.pt`.
 
 The checkpoint holds everything needed: the model's sizes and weights and its vocabulary.
 For a digit task, each `--prompt` is a problem ("314159" or "123+089") and the answer is the

@@ -7,9 +7,11 @@ held-out accuracy and a few answers. `--task add` learns three-digit addition in
 CNN on generated images of shapes) and `--task parity` (an LSTM on bit strings) train no GPT;
 they take seconds, print the accuracy on held-out shapes or strings, and keep no checkpoint.
 
-`--save PATH` writes a checkpoint (tg.save, a .npz): the model's config and weights, the
-optimizer, the step, the loss curve so far, the random states and the options. It is written
-at the end, every `--save-every N` steps, and on Ctrl-C (then training stops cleanly).
+`--save PATH` writes a checkpoint with tg.save, in the format PATH's name says (gpt.pt:
+PyTorch's, which `torch.load(PATH, weights_only=True)` reads; gpt.npz: NumPy's): the
+model's config and weights, the optimizer, the step, the loss curve so far, the random
+states and the options. It is written at the end, every `--save-every N` steps, and on
+Ctrl-C (then training stops cleanly).
 `--resume PATH` continues such a run exactly where it stopped; `python -m tinygrad_norm sample
 --load PATH` and `tg.models.GPT.from_checkpoint(PATH)` use the model.
 """
@@ -81,7 +83,8 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--save",
         metavar="PATH",
-        help="write a checkpoint to PATH (.npz): at the end, every --save-every steps, on Ctrl-C",
+        help="write a checkpoint to PATH (.pt: PyTorch's format; .npz: NumPy's): at the end, "
+        "every --save-every steps, on Ctrl-C",
     )
     parser.add_argument("--save-every", type=int, metavar="N", help="also save every N steps")
     parser.add_argument(
@@ -285,11 +288,16 @@ def _check_save_path(path: str) -> None:
     """Refuse before training a --save path that could not be written at the end."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise Refused(f"--save {path} is a folder; give a file name, e.g. {path}/gpt.npz")
+        raise Refused(f"--save {path} is a folder; give a file name, e.g. {path}/gpt.pt")
     if not os.path.isdir(folder):
         raise Refused(f"--save {path}: the folder {folder} does not exist; create it first")
     if not os.access(folder, os.W_OK):
         raise Refused(f"--save {path}: cannot write in the folder {folder}")
+    if path.lower().endswith(".safetensors"):
+        raise Refused(
+            f"--save {path}: a .safetensors file holds only a flat dict of tensors, not a "
+            "training checkpoint; give a .pt (PyTorch's format) or .npz name"
+        )
 
 
 def _config(args, data) -> GPTConfig:

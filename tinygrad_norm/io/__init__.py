@@ -1,16 +1,25 @@
 """`tg.save` and `tg.load`: checkpoints of any training state, and other people's weights.
 
 `save` writes nested dicts, lists and tuples of Tensors, arrays, numbers, strings, bools and
-None as an `.npz` with a JSON manifest (`checkpoint.py`), atomically: the bytes go to a
-temporary file in the same folder, are flushed to the disk, and only then replace `path` in
-one step, so a crash or Ctrl-C mid-save leaves the previous checkpoint as it was.
+None in the format the file name says:
 
-`load` reads what `save` wrote (the same structure back; Tensors come back as Tensors), a
-plain `.npz` of arrays, a `.safetensors` file (`safetensors.py`) and PyTorch `.pt` / `.bin`
-state dicts (`torch_pickle.py`), without PyTorch and without running code from the file.
+    .npz            a zip of .npy arrays with a JSON manifest (`checkpoint.py`)
+    .safetensors    the safetensors format, a flat dict of tensors only (`safetensors.py`)
+    anything else   (.pt, .pth, .bin, no extension) PyTorch's zip format, which real
+                    `torch.load(path, weights_only=True)` reads (`torch_writer.py`)
+
+always atomically: the bytes go to a temporary file in the same folder, are flushed to the
+disk, and only then replace `path` in one step, so a crash or Ctrl-C mid-save leaves the
+previous checkpoint as it was.
+
+`load` reads all three, whoever wrote them (the same structure back; Tensors come back as
+Tensors; a .pt file gives NumPy arrays back as Tensors and NumPy scalars as Python
+numbers, as PyTorch would), and PyTorch's legacy
+`.pt` / `.bin` files (`torch_pickle.py`), without PyTorch and without running code from the
+file.
 
 >>> import os, tempfile, numpy as np, tinygrad_norm as tg
->>> path = os.path.join(tempfile.mkdtemp(), "ckpt.npz")
+>>> path = os.path.join(tempfile.mkdtemp(), "ckpt.pt")  # torch.load reads it too
 >>> save({"w": tg.ones(2, 3), "step": 10, "betas": (0.9, 0.99), "note": None}, path)
 >>> state = load(path)
 >>> state["w"].shape, state["step"], state["betas"], state["note"]
@@ -26,8 +35,10 @@ import tempfile
 import zipfile
 
 from .checkpoint import MANIFEST, read_checkpoint, read_plain_npz, write_checkpoint
-from .safetensors import looks_like_safetensors, read_safetensors
+from .pickle_writer import Unpicklable
+from .safetensors import looks_like_safetensors, read_safetensors, write_safetensors
 from .torch_pickle import read_torch_legacy, read_torch_zip
+from .torch_writer import archive_name, write_torch_zip
 
 FOREIGN = (
     "expected a .npz file written by tinygrad_norm.save, a .safetensors file, or a PyTorch "
@@ -39,19 +50,40 @@ __all__ = ["save", "load"]
 
 def save(obj, f) -> None:
     """Write `obj` (nested dicts / lists / tuples of Tensors, arrays, numbers, strings, bools,
-    None) to `f`, a path or a binary file object, as an `.npz` with a JSON manifest.
+    None) to `f`, a path or a binary file object, in the format its name says: `.npz`,
+    `.safetensors` (a flat dict of tensors), or else PyTorch's (a file object without a
+    name too).
 
-    A path is written atomically and exactly as given (no `.npz` is appended). A Module or an
-    optimizer is refused with a hint: save its `state_dict()`.
+    A path is written atomically and exactly as given (no extension is appended). A Module
+    or an optimizer is refused with a hint: save its `state_dict()`.
     """
+    name = getattr(f, "name", None) if hasattr(f, "write") else os.fspath(f)
+    name = name if isinstance(name, (str, bytes)) else None
+    write = _writer(obj, os.fsdecode(name) if name is not None else None)
     if hasattr(f, "write"):
-        write_checkpoint(obj, f)
+        write(f)
         return
-    path = os.fspath(f)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.abspath(name))
     if not os.path.isdir(folder):
         raise RuntimeError(f"save: the folder {folder!r} does not exist; create it first")
-    write_atomically(path, lambda file: write_checkpoint(obj, file))
+    write_atomically(name, write)
+
+
+def _writer(obj, name: str | None):
+    """`write(file)` for the format the file's name asks for."""
+    extension = os.path.splitext(name or "")[1].lower()
+    if extension == ".npz":
+        return lambda file: write_checkpoint(obj, file)
+    if extension == ".safetensors":
+        return lambda file: write_safetensors(obj, file)
+
+    def write_pytorch(file):
+        try:
+            write_torch_zip(obj, file, archive_name(name))
+        except Unpicklable as err:
+            raise TypeError(f"save: {err}") from None
+
+    return write_pytorch
 
 
 def write_atomically(path: str, write) -> None:

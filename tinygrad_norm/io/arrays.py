@@ -3,16 +3,17 @@
 A file tells us how big its arrays are twice: in its own table of contents (the manifest of
 an `.npz`, the JSON header of a `.safetensors`, the storage sizes of a PyTorch file) and in
 the data itself. `read_array` trusts neither alone: the size comes from the table of
-contents, the bytes are copied in chunks into an array of that size, and a file that ends
-early or holds more is an error. Memory is touched only as bytes really arrive, so a small
-compressed file that claims a gigabyte fails before it takes one (a "zip bomb").
+contents, the bytes are read in chunks into a buffer that grows as they arrive, and a file
+that ends early or holds more is an error. Memory is taken only as bytes really arrive, so
+a small file that claims a gigabyte fails before it takes one (a lying header, a "zip
+bomb").
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-CHUNK = 1 << 24  # bytes copied at a time: 16 MiB
+CHUNK = 1 << 20  # bytes read at a time (1 MiB): all a lying header can cost beyond the file
 
 # The dtypes a file may hold: numbers, bools, and fixed-width strings and times (all stored
 # as raw bytes by .npy). Object arrays (pickles) and structured records are refused.
@@ -57,26 +58,23 @@ def nbytes_of(shape: tuple, dtype: np.dtype) -> int:
 def read_array(stream, shape: tuple, dtype: np.dtype, where: str, fortran: bool = False):
     """Read exactly the bytes of a (shape, dtype) array from `stream`, in chunks.
 
-    The array is allocated empty (the operating system hands out its pages as they are
-    written) and filled chunk by chunk; a stream that ends early raises ValueError.
+    The bytes are gathered in a buffer that grows only as they arrive, so a header that
+    claims more than the file holds costs no more memory than the file's own bytes; a
+    stream that ends early raises ValueError. The array is then made over that buffer.
     """
     nbytes = nbytes_of(shape, dtype)
-    try:
-        array = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
-    except (MemoryError, ValueError) as err:
-        raise ValueError(f"{where}: an array of shape {shape} is too large") from err
-    flat = array.reshape(-1, order="A").view(np.uint8) if nbytes else None
-    done = 0
-    while done < nbytes:
-        chunk = stream.read(min(CHUNK, nbytes - done))
+    buffer = bytearray()
+    while len(buffer) < nbytes:
+        chunk = stream.read(min(CHUNK, nbytes - len(buffer)))
         if not chunk:
             raise ValueError(
-                f"{where}: the file ends after {done} of the array's {nbytes} bytes "
+                f"{where}: the file ends after {len(buffer)} of the array's {nbytes} bytes "
                 "(truncated: was it copied or downloaded completely?)"
             )
-        flat[done : done + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
-        done += len(chunk)
-    return array
+        buffer += chunk
+    if nbytes == 0:
+        return np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 def bfloat16_to_float32(raw: np.ndarray) -> np.ndarray:

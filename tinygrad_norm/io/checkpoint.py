@@ -63,17 +63,7 @@ def _encode(value, where: str, arrays: list, seen: dict):
     """The manifest node of `value`; its arrays are appended to `arrays` (once each)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, Module):
-        raise TypeError(
-            f"save: {where} is a Module ({type(value).__name__}); save its weights instead: "
-            "tg.save(model.state_dict(), path), and later "
-            "model.load_state_dict(tg.load(path)) into a model built the same way"
-        )
-    if isinstance(value, Optimizer):
-        raise TypeError(
-            f"save: {where} is an optimizer ({type(value).__name__}); save "
-            "optimizer.state_dict() and restore it with optimizer.load_state_dict(...)"
-        )
+    refuse_module_or_optimizer(value, where)
     if isinstance(value, Tensor):
         node = {"tensor": _array_id(np.asarray(value), where, arrays, seen)}
         node["requires_grad"] = bool(value.requires_grad)
@@ -108,6 +98,21 @@ def _encode(value, where: str, arrays: list, seen: dict):
         array = data if isinstance(data, np.ndarray) else np.asarray(value)
         return {"ndarray": _array_id(array, where, arrays, seen)}
     raise TypeError(f"save: {where} is a {type(value).__name__}; {WHAT_SAVE_TAKES} (never pickle)")
+
+
+def refuse_module_or_optimizer(value, where: str) -> None:
+    """Every writer's hint for a Module or an optimizer: save its state_dict()."""
+    if isinstance(value, Module):
+        raise TypeError(
+            f"save: {where} is a Module ({type(value).__name__}); save its weights instead: "
+            "tg.save(model.state_dict(), path), and later "
+            "model.load_state_dict(tg.load(path)) into a model built the same way"
+        )
+    if isinstance(value, Optimizer):
+        raise TypeError(
+            f"save: {where} is an optimizer ({type(value).__name__}); save "
+            "optimizer.state_dict() and restore it with optimizer.load_state_dict(...)"
+        )
 
 
 def _array_id(array: np.ndarray, where: str, arrays: list, seen: dict) -> int:

@@ -1,4 +1,5 @@
-"""Read `.safetensors` files: a JSON table of contents, then raw little-endian numbers.
+"""Read and write `.safetensors` files: a JSON table of contents, then raw little-endian
+numbers.
 
     bytes 0..8      N, the header's length (unsigned 64-bit, little-endian)
     bytes 8..8+N    JSON: {"name": {"dtype": "F32", "shape": [2, 3],
@@ -10,6 +11,11 @@ Nothing in the format can run code, and every size is checked: `end - begin` mus
 shape's size in bytes and lie inside the file. bfloat16 ("BF16"), which NumPy lacks, loads
 as float32 with the same values (a bfloat16 is the top half of a float32). Float8 types are
 refused.
+
+`write_safetensors` writes what the `safetensors` library writes: a flat dict of name ->
+tensor, the header padded with spaces to a multiple of 8 bytes, `__metadata__`
+{"format": "pt"} (what Hugging Face loaders look for), and the data in the header's order,
+each tensor's bytes right after the previous one's.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import os
 import numpy as np
 
 from ..tensor import Tensor
-from .arrays import bfloat16_to_float32, checked_shape, nbytes_of, read_array
+from .arrays import CHUNK, bfloat16_to_float32, checked_shape, nbytes_of, read_array
+from .checkpoint import refuse_module_or_optimizer
 
 MAX_HEADER_BYTES = 100_000_000  # the reference implementation's own limit
 
@@ -38,6 +45,10 @@ DTYPES = {
     "U16": "<u2",
     "U8": "u1",
     "BOOL": "?",
+    "C64": "<c8",
+}
+CODES = {  # NumPy dtype (native byte order) -> code, for writing
+    np.dtype(dtype).newbyteorder("="): code for code, dtype in DTYPES.items() if code != "BF16"
 }
 
 
@@ -49,13 +60,14 @@ def _file_size(file) -> int:
 
 
 def looks_like_safetensors(file) -> bool:
-    """True when the stream starts with a plausible header length followed by '{'."""
+    """True when the stream starts with a plausible header length followed by '{' (a header
+    longer than the file is a truncated .safetensors: `read_safetensors` says so)."""
     start = file.tell()
     head = file.read(9)
     file.seek(start)
     if len(head) < 9 or head[8:9] != b"{":
         return False
-    return int.from_bytes(head[:8], "little") <= _file_size(file) - 8
+    return int.from_bytes(head[:8], "little") <= MAX_HEADER_BYTES
 
 
 def read_safetensors(file, where: str) -> dict:
@@ -64,6 +76,11 @@ def read_safetensors(file, where: str) -> dict:
     length = int.from_bytes(file.read(8), "little")
     if length > MAX_HEADER_BYTES:
         raise ValueError(f"{where}: a safetensors header of {length} bytes is refused")
+    if length > size - 8:
+        raise ValueError(
+            f"{where}: its safetensors header says {length} bytes, but the file ends after "
+            f"{size - 8} (truncated: was it copied or downloaded completely?)"
+        )
     try:
         header = json.loads(file.read(length))
     except (UnicodeDecodeError, ValueError) as err:
@@ -110,3 +127,54 @@ def read_safetensors(file, where: str) -> dict:
             array = bfloat16_to_float32(array)
         state[name] = Tensor._make(array.astype(array.dtype.newbyteorder("="), copy=False))
     return {name: state[name] for name in header}  # the file's own order
+
+
+# --- writing -----------------------------------------------------------------------------------
+def write_safetensors(state, file) -> None:
+    """Write the flat dict `state` (str -> Tensor or NumPy array) to the open binary `file`."""
+    refuse_module_or_optimizer(state, "obj")
+    if not isinstance(state, dict):
+        raise TypeError(
+            f"save: a .safetensors file holds a flat dict of tensors, got a "
+            f"{type(state).__name__}; save a whole checkpoint to a .pt file instead"
+        )
+    arrays, header, offset = [], {"__metadata__": {"format": "pt"}}, 0
+    for name, value in state.items():
+        array = _as_array(name, value)
+        code = CODES.get(array.dtype.newbyteorder("="))
+        if code is None:
+            raise TypeError(
+                f"save: tensor {name!r} has dtype {array.dtype}, which .safetensors has no code "
+                f"for (it has {', '.join(DTYPES)}); convert it or save to a .pt file"
+            )
+        array = np.asarray(array, dtype=array.dtype.newbyteorder("<"), order="C")  # keeps 0-d
+        header[name] = {
+            "dtype": code,
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + array.nbytes],
+        }
+        arrays.append(array)
+        offset += array.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    file.write(len(text).to_bytes(8, "little") + text)
+    for array in arrays:
+        raw = array.reshape(-1).view(np.uint8)
+        for start in range(0, raw.size, CHUNK):
+            file.write(raw[start : start + CHUNK].data)
+
+
+def _as_array(name, value) -> np.ndarray:
+    """The array of entry `name`, or a clear error for a nested or non-tensor entry."""
+    if not isinstance(name, str):
+        raise TypeError(f"save: a .safetensors file names its tensors by str, got the key {name!r}")
+    if isinstance(value, Tensor):
+        return value.array
+    if isinstance(value, np.ndarray):
+        return value
+    what = "a nested container" if isinstance(value, (dict, list, tuple)) else "not a tensor"
+    raise TypeError(
+        f"save: {name!r} is {what} ({type(value).__name__}); a .safetensors file holds a flat "
+        "dict of tensors only (a model's state_dict()). Save a whole checkpoint (optimizer, "
+        "step, ...) to a .pt file instead"
+    )

@@ -15,7 +15,8 @@ The tensors' numbers are not in the pickle. It names each storage by a "persiste
                                 the storage keys), then each storage: an int64 count of
                                 elements, then its raw little-endian bytes
 
-`_rebuild_tensor_v2(storage, offset, size, stride, ...)` only records a view; once every
+`_rebuild_tensor_v2(storage, offset, size, stride, ...)` only records a view (`_v3`, for
+uint16/32/64, adds the dtype to read an untyped storage's bytes as); once every
 storage is read, `_resolve` turns the views into Tensors (bounds checked: a view must lie
 inside its storage).
 """
@@ -61,7 +62,12 @@ DTYPES = {  # torch.<name> as it may appear in a pickle -> NumPy
     "int16": np.int16,
     "int8": np.int8,
     "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
     "bool": np.bool_,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
 }
 
 
@@ -89,6 +95,7 @@ class TensorRef:
     stride: tuple
     requires_grad: bool = False
     parameter: bool = False
+    dtype: np.dtype | None = None  # set by _rebuild_tensor_v3: how to read an untyped storage
 
 
 class _TorchClass:
@@ -101,6 +108,18 @@ def _rebuild_tensor(storage, storage_offset, size, stride, *_):
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, *_):
     return TensorRef(storage, storage_offset, tuple(size), tuple(stride), bool(requires_grad))
+
+
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, *_
+):  # fmt: skip
+    """PyTorch's rebuild for dtypes without a typed storage (uint16/32/64): the storage is
+    untyped (bytes), and `dtype` says how to read it."""
+    if not isinstance(dtype, np.dtype):
+        raise pickle.UnpicklingError(f"a tensor of dtype {dtype!r} is refused")
+    ref = TensorRef(storage, storage_offset, tuple(size), tuple(stride), bool(requires_grad))
+    ref.dtype = dtype
+    return ref
 
 
 def _rebuild_parameter(data, requires_grad, *_):
@@ -128,6 +147,7 @@ ALLOWED = {  # module -> {name: what find_class returns for module.name}
     "torch._utils": {
         "_rebuild_tensor": _rebuild_tensor,
         "_rebuild_tensor_v2": _rebuild_tensor_v2,
+        "_rebuild_tensor_v3": _rebuild_tensor_v3,
         "_rebuild_parameter": _rebuild_parameter,
         "_rebuild_parameter_with_state": _rebuild_parameter,
     },
@@ -281,6 +301,12 @@ def _tensor(ref: TensorRef, where: str) -> Tensor:
     ):
         raise ValueError(f"{where}: a tensor of size {size}, stride {stride}: invalid")
     data = storage.array
+    if ref.dtype is not None and ref.dtype != data.dtype:  # an untyped storage: its bytes
+        if storage.name != "UntypedStorage" or data.nbytes % ref.dtype.itemsize:
+            raise ValueError(
+                f"{where}: a {ref.dtype} tensor over a {storage.name} of {data.nbytes} bytes"
+            )
+        data = data.view(ref.dtype.newbyteorder("<"))
     if 0 in size:
         array = np.zeros(size, dtype=data.dtype)
     else:

@@ -28,6 +28,11 @@ class Adam(Optimizer):
     The divisions by 1 - beta^t correct the bias of m and v towards their zero start.
     """
 
+    _pytorch_group_keys = (
+        "lr betas eps weight_decay amsgrad maximize foreach capturable differentiable fused "
+        "decoupled_weight_decay"
+    )
+
     def __init__(
         self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False,
@@ -121,6 +126,8 @@ class Adamax(Optimizer):
     `maximize` and `weight_decay` (L2, added to the gradient) as in `Adam`. Default lr 2e-3.
     """
 
+    _pytorch_group_keys = "lr betas eps weight_decay foreach maximize differentiable capturable"
+
     def __init__(
         self, params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8, weight_decay: float = 0, *, maximize: bool = False,
@@ -148,6 +155,11 @@ class NAdam(Optimizer):
 
     `decoupled_weight_decay=True` decays p as AdamW does. Default lr 2e-3.
     """
+
+    _pytorch_group_keys = (
+        "lr betas eps weight_decay momentum_decay decoupled_weight_decay maximize foreach "
+        "capturable differentiable"
+    )
 
     _scalar_state = ("mu_product",)
 
@@ -185,6 +197,11 @@ class RAdam(Optimizer):
 
     `decoupled_weight_decay=True` decays p as AdamW does.
     """
+
+    _pytorch_group_keys = (
+        "lr betas eps weight_decay maximize foreach capturable decoupled_weight_decay "
+        "differentiable"
+    )
 
     def __init__(
         self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),

@@ -10,8 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
+from ..dtypes import get_default_dtype
 from ..nn.module import Module
 from ..tensor import Tensor
+
+# PyTorch's param_groups switches that choose how a step is computed, never what: their
+# defaults (written by state_dict, dropped by load_state_dict).
+PYTORCH_SWITCHES = {"foreach": None, "capturable": False, "differentiable": False, "fused": None}
 
 _PASS_PARAMETERS = (
     "pass model.parameters(), a list of tensors created with requires_grad=True, or a list of "
@@ -29,6 +34,7 @@ class Optimizer:
     """
 
     _scalar_state: tuple[str, ...] = ()
+    _pytorch_group_keys: str = ""  # PyTorch's param_groups keys in its order, space-separated
 
     def __init__(self, params, defaults: dict):
         self.defaults = dict(defaults)
@@ -137,26 +143,51 @@ class Optimizer:
     # --- saving and loading ----------------------------------------------------------------------
     def state_dict(self) -> dict:
         """`{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}`, PyTorch's
-        layout: parameters are numbered 0, 1, ... through the groups in order. Arrays are
-        copies, so later steps do not change a saved state."""
+        layout and types, so `torch.optim` loads it (and `load_state_dict` loads PyTorch's):
+        parameters are numbered 0, 1, ... through the groups in order; each state is a dict of
+        Tensors, `step` (and NAdam's `mu_product`) a 0-d float32 Tensor; each group has
+        PyTorch's keys in its order, with its switches that change nothing here (`foreach`,
+        `capturable`, `differentiable`, `fused`) at their defaults. The Tensors are copies,
+        so later steps do not change a saved state."""
         index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
-            packed = {k: v for k, v in group.items() if k != "params"}
+            order = self._pytorch_group_keys.split() or [k for k in group if k != "params"]
+            packed = {k: group[k] if k in group else PYTORCH_SWITCHES[k] for k in order}
+            packed.update({k: v for k, v in group.items() if k not in packed and k != "params"})
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
         state = {
-            index[id(p)]: {k: _copy(v) for k, v in s.items()}
-            for p, s in self.state.items()
-            if id(p) in index
+            index[id(p)]: self._state_tensors(s) for p, s in self.state.items() if id(p) in index
         }
         return {"state": state, "param_groups": groups}
+
+    def _state_tensors(self, state: dict) -> dict:
+        """One parameter's state as PyTorch keeps it: `step` first, a 0-d Tensor of PyTorch's
+        scalar dtype (float32, or float64 under set_default_dtype(float64)), then the scalar
+        states as 0-d float64 Tensors (PyTorch's are float32: float64 keeps our Python float
+        exactly, and PyTorch casts it on load), then the arrays as Tensors (copies)."""
+        step_dtype = np.float64 if get_default_dtype() == np.float64 else np.float32
+        packed = (
+            {"step": Tensor._make(np.array(state["step"], step_dtype))} if "step" in state else {}
+        )
+        for key in self._scalar_state:
+            if key in state:
+                packed[key] = Tensor._make(np.array(state[key], np.float64))
+        for key, value in state.items():
+            if key not in packed:
+                packed[key] = (
+                    Tensor._make(np.array(value)) if isinstance(value, np.ndarray) else value
+                )
+        return packed
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore what `state_dict()` returned, for an optimizer over the same parameters.
 
-        Everything is checked before anything changes. Floating state arrays are copied and
-        cast to their parameter's dtype; the group options (lr, betas, ...) are restored.
+        Everything is checked before anything changes. It takes what `state_dict()` returns
+        here or in PyTorch (Tensors or NumPy arrays). Floating state arrays are copied and
+        cast to their parameter's dtype; the group options (lr, betas, ...) are restored;
+        PyTorch's switches `foreach`, `capturable`, `differentiable`, `fused` are dropped.
         """
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
@@ -195,7 +226,8 @@ class Optimizer:
                 state[p][key] = value
         self.state = state
         for group, saved in zip(self.param_groups, saved_groups):
-            group.update({k: v for k, v in saved.items() if k != "params"})
+            options = {k: v for k, v in saved.items() if k != "params"}
+            group.update({k: v for k, v in options.items() if k not in PYTORCH_SWITCHES})
 
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]

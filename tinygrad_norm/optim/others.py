@@ -25,6 +25,10 @@ class RMSprop(Optimizer):
     `maximize` and `weight_decay` (L2, added to g first) as in `SGD`. Default lr 1e-2.
     """
 
+    _pytorch_group_keys = (
+        "lr momentum alpha eps centered weight_decay capturable foreach maximize differentiable"
+    )
+
     def __init__(
         self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
         weight_decay: float = 0, momentum: float = 0, centered: bool = False,
@@ -69,6 +73,11 @@ class Adagrad(Optimizer):
     `maximize` and `weight_decay` (L2, added to g first) as in `SGD`. Default lr 1e-2.
     """
 
+    _pytorch_group_keys = (
+        "lr lr_decay eps weight_decay initial_accumulator_value foreach maximize differentiable "
+        "fused"
+    )
+
     def __init__(
         self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
         initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False,
@@ -101,6 +110,8 @@ class Adadelta(Optimizer):
 
     `maximize` and `weight_decay` (L2, added to g first) as in `SGD`. Default lr 1.0.
     """
+
+    _pytorch_group_keys = "lr rho eps weight_decay maximize capturable foreach differentiable"
 
     def __init__(
         self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,

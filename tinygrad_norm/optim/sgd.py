@@ -23,6 +23,10 @@ class SGD(Optimizer):
     buffer accumulates lr * g). `nesterov` needs momentum > 0 and dampening = 0.
     """
 
+    _pytorch_group_keys = (
+        "lr momentum dampening weight_decay nesterov maximize foreach differentiable fused"
+    )
+
     def __init__(
         self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
         weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,

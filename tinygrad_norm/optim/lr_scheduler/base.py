@@ -32,12 +32,26 @@ def _state_dict_with_list(scheduler, name: str, save_item) -> dict:
     {every attribute but the optimizer and `name`, name: [save_item(item) for each item]}."""
     state = {k: v for k, v in scheduler.__dict__.items() if k not in ("optimizer", name)}
     state[name] = [save_item(item) for item in getattr(scheduler, name)]
-    return state
+    return _as_pytorch_keeps_it(state)
+
+
+def _as_pytorch_keeps_it(state: dict) -> dict:
+    """`state` with PyTorch's `_get_lr_called_within_step` flag (False between steps) after
+    `_is_initial`, where PyTorch's schedulers have it, so both sides' state_dicts match."""
+    if "_is_initial" not in state or "_get_lr_called_within_step" in state:
+        return state
+    items = []
+    for key, value in state.items():
+        items.append((key, value))
+        if key == "_is_initial":
+            items.append(("_get_lr_called_within_step", False))
+    return dict(items)
 
 
 def _load_state_dict_with_list(scheduler, state_dict: dict, name: str, load_item) -> None:
     """The inverse of `_state_dict_with_list`: load_item(item, saved) for each item of `name`."""
     state = dict(state_dict)
+    state.pop("_get_lr_called_within_step", None)  # PyTorch's flag (see _as_pytorch_keeps_it)
     saved_items = state.pop(name)
     scheduler.__dict__.update(state)
     for item, saved in zip(getattr(scheduler, name), saved_items):
@@ -122,10 +136,12 @@ class LRScheduler:
 
     def state_dict(self) -> dict:
         """Every attribute but the optimizer (PyTorch's layout, so each loads the other's)."""
-        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+        state = {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+        return _as_pytorch_keeps_it(state)
 
     def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update(state_dict)
+        state = {k: v for k, v in state_dict.items() if k != "_get_lr_called_within_step"}
+        self.__dict__.update(state)
 
 
 _LRScheduler = LRScheduler  # PyTorch's old name
