@@ -9,11 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from helpers import ForgotTheTwo
 
 import tinygrad_norm as tg
 from tinygrad_norm.bench import NO_TORCH_HINT, TORCH_PIN, TRANSFORMERS_PIN, gpt2_suite, gpt_step
 from tinygrad_norm.cli import COMMANDS, build_parser, main
+from tinygrad_norm.cli import gradcheck as gradcheck_command
+from tinygrad_norm.testing.op_cases import OpCase
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = (ROOT / "pyproject.toml").read_text()
@@ -178,3 +182,35 @@ def test_bench_without_torch_says_why_its_column_is_empty(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert re.search(r"^tiny\s.*\s-\s", out, flags=re.M), out  # tg/torch: "-"
     assert f"tg/torch is '-': PyTorch is not installed: pip install {TORCH_PIN}" in out
+
+
+# --- gradcheck --output: the tables to a file, a summary on the screen ---------------------------
+def test_gradcheck_output_writes_the_tables_and_prints_a_summary(tmp_path, capsys):
+    table = tmp_path / "gradcheck.txt"
+    assert main(["gradcheck", "-k", "*layer*norm*", "--output", str(table)]) == 0
+    out = capsys.readouterr().out
+    (line,) = out.strip().splitlines()
+    assert re.fullmatch(
+        r"gradient checks: \d+ ops?, \d+ modules?, all passed \(\d+ s\); the tables: " + str(table),
+        line,
+    )
+    text = table.read_text()
+    assert "max abs err" in text and "layer_norm" in text and "LayerNorm" in text
+    assert text.rstrip().splitlines()[-1].endswith(" s)")  # the counts line, as without -o
+
+
+def test_gradcheck_output_still_shows_what_failed(tmp_path, capsys, monkeypatch):
+    bad = OpCase("square_bug", lambda lib, x: ForgotTheTwo.apply(x), np.square, ((3,),))
+    monkeypatch.setattr(gradcheck_command, "CASES", [bad])
+    table = tmp_path / "gradcheck.txt"
+    assert main(["gradcheck", "-k", "square_bug", "-o", str(table)]) == 1
+    out = capsys.readouterr().out
+    assert "square_bug" in out and "FAIL" in out
+    assert "gradient checks: 1 op, 1 FAILED" in out and "FAILED: square_bug" in table.read_text()
+
+
+def test_gradcheck_output_refuses_a_missing_folder_and_leaves_no_empty_file(tmp_path, capsys):
+    assert main(["gradcheck", "-o", str(tmp_path / "no" / "gc.txt")]) == 2
+    assert "does not exist" in capsys.readouterr().out
+    assert main(["gradcheck", "-k", "no-such-op", "-o", str(tmp_path / "gc.txt")]) == 2
+    assert not (tmp_path / "gc.txt").exists()
