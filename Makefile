@@ -119,7 +119,7 @@ notebooks: venv
 screenshot: $(VENV)/.stamp-run browser
 	@mkdir -p build
 	$(BIN)/python -m tinygrad_norm explore --example mlp -o build/mlp.html
-	chromium --headless --no-sandbox --hide-scrollbars --window-size=1280,800 \
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,800 \
 		--screenshot=docs/explorer.png "file://$(CURDIR)/build/mlp.html#step=4"
 
 # The GPT training-step benchmark (tinygrad_norm/bench/gpt_step.py): tinygrad_norm against
