@@ -107,6 +107,7 @@ format: venv
 GRADCHECK_TABLE := gradcheck.txt
 demo: graphviz $(VENV)/.stamp-run
 	$(BIN)/python -m tinygrad_norm train
+	@echo "Checking the gradients of every op and module (a minute or two) ..."
 	$(BIN)/python -m tinygrad_norm gradcheck --output $(GRADCHECK_TABLE)
 
 # Run every notebook and save it with its fresh outputs (tests/notebook_outputs.py); `make test`
