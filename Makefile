@@ -9,7 +9,8 @@ TRANSFORMERS_PIN := transformers==5.24.0
 # The .safetensors oracle tests write and read files with the reference library.
 SAFETENSORS_PIN := safetensors==0.8.0
 
-.PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench clean distclean
+.PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench notebooks screenshot \
+	clean distclean
 
 venv: $(VENV)/.stamp-dev graphviz browser
 
@@ -55,13 +56,16 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# What the demo needs, and nothing more: the package and its runtime dependencies.
+# What the demo needs, and nothing more: the package and its runtime dependencies. pip's whole
+# output (with setuptools' notes on editable installs) goes to a log, shown only if it fails.
 $(VENV)/.stamp-run: pyproject.toml | $(BIN)/python
 	@echo "Installing tinygrad_norm and its runtime dependencies (numpy, graphviz, tqdm) ..."
 	@$(BIN)/python -m pip install --progress-bar off --disable-pip-version-check -e . \
-		| grep -E '^(Collecting|Processing|Installing|Successfully)' || true
+		>$(VENV)/pip-install.log 2>&1 || { cat $(VENV)/pip-install.log; \
+		echo "the install failed: see above ($(VENV)/pip-install.log)"; exit 1; }
+	@grep -E '^Successfully installed' $(VENV)/pip-install.log || true
 	@$(BIN)/python -c "import tinygrad_norm" || { echo "the install failed: see above"; exit 1; }
-	touch $@
+	@touch $@
 
 # Reinstalled only when pyproject.toml changes.
 $(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
@@ -99,10 +103,27 @@ format: venv
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Train a small GPT with the defaults (>= 99% held-out accuracy), then the gradient-check table.
-demo: $(VENV)/.stamp-run
+# Train a small GPT with the defaults (>= 99% held-out accuracy), then check every op's and
+# module's gradients: a one-line summary here, the whole table in $(GRADCHECK_TABLE). Graphviz's
+# dot is installed or named as for `make test` (the graph tools need it; the demo does not).
+GRADCHECK_TABLE := gradcheck.txt
+demo: graphviz $(VENV)/.stamp-run
 	$(BIN)/python -m tinygrad_norm train
-	$(BIN)/python -m tinygrad_norm gradcheck
+	@echo "Checking the gradients of every op and module (a minute or two) ..."
+	$(BIN)/python -m tinygrad_norm gradcheck --output $(GRADCHECK_TABLE)
+
+# Run every notebook and save it with its fresh outputs (tests/notebook_outputs.py); `make test`
+# fails when a committed notebook's outputs are stale.
+notebooks: venv
+	$(BIN)/python tests/notebook_outputs.py notebooks/*.ipynb
+
+# docs/explorer.png, README's picture of the backprop explorer: the mlp example at step 4, in
+# headless Chromium (the browser target installs it) at 1280 x 800. The page goes to build/.
+screenshot: $(VENV)/.stamp-run browser
+	@mkdir -p build
+	$(BIN)/python -m tinygrad_norm explore --example mlp -o build/mlp.html
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,800 \
+		--screenshot=docs/explorer.png "file://$(CURDIR)/build/mlp.html#step=4"
 
 # The GPT training-step benchmark (tinygrad_norm/bench/gpt_step.py): tinygrad_norm against
 # hand-written NumPy and PyTorch (installed as for test-oracle), in one process and each alone.
@@ -111,7 +132,7 @@ bench: $(VENV)/.stamp-oracle
 	$(BIN)/python -m tinygrad_norm bench --alone $(BENCH_ARGS)
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache .ruff_cache
+	rm -rf build dist *.egg-info .pytest_cache .ruff_cache $(GRADCHECK_TABLE)
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 
 distclean: clean

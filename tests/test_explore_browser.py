@@ -198,3 +198,38 @@ def test_a_gpt_block_page_is_small_offline_and_loads_fast(browser, tmp_path):
     assert shown(browser)["op"] == explorer.steps[3]["op"]
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def _graph_overflow(driver) -> list:
+    """The graph's nodes that reach beyond its pane's left or right edge, as [id, left, right,
+    pane left, pane right] in CSS pixels."""
+    return driver.execute_script(
+        """
+        const pane = document.getElementById("graph").getBoundingClientRect();
+        return [...document.querySelectorAll("#graph .node")]
+          .map((n) => [n.id, n.getBoundingClientRect()])
+          .filter(([, r]) => r.left < pane.left - 0.5 || r.right > pane.right + 0.5)
+          .map(([id, r]) => [id, r.left, r.right, pane.left, pane.right]);
+        """
+    )
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_the_mlp_graph_fits_its_pane_in_a_laptop_window(browser, mlp_page, width):
+    """Graphviz draws the MLP wider than the pane beside the panel in a 1280-pixel window; the
+    page scales it to fit rather than clip its right-hand nodes."""
+    path, explorer, _ = mlp_page
+    browser.set_window_size(width, 800)
+    try:
+        for k in (0, 4, len(explorer) - 1):
+            browser.get("about:blank")
+            browser.get(f"{path.as_uri()}#step={k}")
+            assert _graph_overflow(browser) == [], f"step {k} at {width} px"
+        scale = browser.execute_script(
+            "const svg = document.querySelector('#graph svg');"
+            "return svg.getBoundingClientRect().width / (parseFloat(svg.getAttribute('width'))"
+            " * 4 / 3);"
+        )
+        assert 0.6 <= scale <= 1  # drawn smaller, never below the legible MIN_SCALE
+    finally:
+        browser.set_window_size(1400, 900)

@@ -241,7 +241,11 @@ def test_generate_command_explains_a_missing_folder(tmp_path, capsys):
 def test_character_classes_agree_with_the_regex_module():
     """\\p{L}, \\p{N} and \\s of the `regex` module (what GPT-2 uses) against our emulation, on
     every code point that Python's unicodedata knows (newer ones are skipped)."""
-    regex = pytest.importorskip("regex")
+    regex = pytest.importorskip(
+        "regex",
+        reason="the `regex` module (GPT-2's own tokenizer uses it) is not installed: "
+        "`pip install regex`, or `make test-oracle`, which brings it with transformers",
+    )
     classes = {
         r"\p{L}": _is_letter,
         r"\p{N}": _is_number,

@@ -6,3 +6,12 @@
 - `gpt2_suite`: `--suite gpt2`, GPT-2 small training step and generation
 - `torch_gpt`: the same GPT in PyTorch eager (imported only when PyTorch is installed)
 """
+
+# The PyTorch the tests and benchmarks compare with: keep in sync with TORCH_PIN in the Makefile
+# and the `oracle` extra in pyproject.toml. Named by every "PyTorch is not installed" hint.
+TORCH_PIN = "torch==2.13.0"
+TRANSFORMERS_PIN = "transformers==5.24.0"  # as TRANSFORMERS_PIN in the Makefile
+NO_TORCH_HINT = (
+    f"PyTorch is not installed: pip install {TORCH_PIN} (the version the tests compare with; "
+    "`make bench` installs it into .venv)"
+)

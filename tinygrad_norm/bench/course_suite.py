@@ -37,6 +37,7 @@ import numpy as np
 import tinygrad_norm as tg
 
 from ..utils import blas_threads
+from . import NO_TORCH_HINT
 from .course import MODELS
 from .gpt_step import picked
 
@@ -186,7 +187,9 @@ def add_arguments(parser) -> None:
         "--models", default=",".join(MODELS), help="course suite: comma-separated model files"
     )
     parser.add_argument(
-        "--tiny", action="store_true", help="course/gpt2 suites: tiny sizes (for tests)"
+        "--tiny",
+        action="store_true",
+        help="tiny sizes, for tests (course and gpt2 suites; the gpt suite: --sizes tiny)",
     )
     parser.add_argument(
         "--no-memory", action="store_true", help="course suite: skip the peak-memory processes"
@@ -201,7 +204,7 @@ def run(args) -> int:
     if models is None:
         return 2
     if importlib.util.find_spec("torch") is None:
-        print("bench --suite course compares against PyTorch: pip install torch")
+        print(f"bench --suite course compares against PyTorch. {NO_TORCH_HINT}")
         return 2
     import torch
 

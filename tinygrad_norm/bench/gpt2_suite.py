@@ -32,12 +32,17 @@ import numpy as np
 import tinygrad_norm as tg
 
 from ..utils import blas_threads
-from . import course_suite
+from . import NO_TORCH_HINT, TRANSFORMERS_PIN, course_suite
 from .numpy_gpt import init_params
 
 # GPT-2 small; TINY keeps the code path, shrinks the arithmetic
 GPT2 = {"vocab": 50257, "n_ctx": 1024, "d": 768, "n_layer": 12, "n_head": 12}
 TINY = {"vocab": 50, "n_ctx": 32, "d": 16, "n_layer": 1, "n_head": 2}
+# The defaults of --shapes, --prompt and --new for each: within the model's n_ctx
+DEFAULTS = {
+    "gpt2": {"shapes": "1x128,2x256", "prompt": 32, "new": 64},
+    "tiny": {"shapes": "1x16,2x32", "prompt": 8, "new": 16},
+}
 
 
 def tinygrad_model(cfg: dict, params: dict):
@@ -135,21 +140,64 @@ def interleaved(calls: dict, rounds: int, warmup: int, clock=time.thread_time) -
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--shapes", default="1x128,2x256", help="gpt2 suite: BxT training shapes")
-    parser.add_argument("--prompt", type=int, default=32, help="gpt2 suite: prompt tokens")
-    parser.add_argument("--new", type=int, default=64, help="gpt2 suite: tokens generated")
+    full, tiny = DEFAULTS["gpt2"], DEFAULTS["tiny"]
+    parser.add_argument(
+        "--shapes",
+        help=f"gpt2 suite: BxT training shapes (default {full['shapes']}; --tiny: "
+        f"{tiny['shapes']})",
+    )
+    parser.add_argument(
+        "--prompt",
+        type=int,
+        help=f"gpt2 suite: prompt tokens (default {full['prompt']}; --tiny: {tiny['prompt']})",
+    )
+    parser.add_argument(
+        "--new",
+        type=int,
+        help=f"gpt2 suite: tokens generated (default {full['new']}; --tiny: {tiny['new']})",
+    )
+
+
+def checked_shapes(args, cfg: dict) -> list[tuple[int, int]] | str:
+    """[(B, T)] of --shapes, the defaults filled into `args`; or what is wrong, as a message.
+
+    Every length must fit the model's context, n_ctx positions: a training sequence T, and in
+    generation the prompt with every new token (transformers' position table has n_ctx rows,
+    and indexing beyond it is an IndexError deep inside its forward)."""
+    for name, value in DEFAULTS["tiny" if args.tiny else "gpt2"].items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    n_ctx, shapes = cfg["n_ctx"], []
+    for shape in args.shapes.split(","):
+        try:
+            B, T = (int(n) for n in shape.lower().split("x"))
+        except ValueError:
+            return f"--shapes: {shape!r} is not BxT (e.g. 2x16)"
+        if min(B, T) < 1 or T > n_ctx:
+            return f"--shapes: T {T} of {shape} must be from 1 to the model's n_ctx {n_ctx}"
+        shapes.append((B, T))
+    if args.prompt < 1 or args.new < 1 or args.prompt + args.new > n_ctx:
+        return (
+            f"--prompt {args.prompt} and --new {args.new}: each at least 1, and together at "
+            f"most the model's n_ctx {n_ctx} (the prompt and every generated token)"
+        )
+    return shapes
 
 
 def run(args) -> int:
+    cfg = TINY if args.tiny else GPT2
+    shapes = checked_shapes(args, cfg)
+    if isinstance(shapes, str):
+        print(f"bench --suite gpt2{' --tiny' if args.tiny else ''}: {shapes}")
+        return 2
     if importlib.util.find_spec("torch") is None:
-        print("bench --suite gpt2 compares against PyTorch: pip install torch")
+        print(f"bench --suite gpt2 compares against PyTorch. {NO_TORCH_HINT}")
         return 2
     import torch
 
     threads = blas_threads(set_to=args.threads or 1)
     torch.set_num_threads(threads)
     clock = course_suite.clock_for(threads)
-    cfg = TINY if args.tiny else GPT2
     params = init_params(np.random.default_rng(0), cfg["vocab"], cfg["n_ctx"], cfg["d"],
                          cfg["n_layer"])  # fmt: skip
     n_params = sum(v.size for k, v in params.items())
@@ -162,15 +210,11 @@ def run(args) -> int:
     print(f"\nTraining step (forward, backward, AdamW): median of {args.steps} after "
           f"{args.warmup} warm-up, taking turns")  # fmt: skip
     print(f"{'B x T':<10}{'torch ms':>11}{'tg ms':>11}{'tg/torch':>10}")
-    for shape in args.shapes.split(","):
-        B, T = (int(n) for n in shape.lower().split("x"))
-        if T > cfg["n_ctx"]:
-            print(f"bench: T {T} of shape {shape} is longer than n_ctx {cfg['n_ctx']}")
-            return 2
+    for B, T in shapes:
         timed = interleaved(training_steps(cfg, params, B, T), args.steps, args.warmup, clock)
         ms = {name: statistics.median(t) * 1e3 for name, (t, _) in timed.items()}
         ratio = ms["tinygrad_norm"] / ms["torch"]
-        print(f"{shape:<10}{ms['torch']:>11.2f}{ms['tinygrad_norm']:>11.2f}{ratio:>10.2f}")
+        print(f"{f'{B}x{T}':<10}{ms['torch']:>11.2f}{ms['tinygrad_norm']:>11.2f}{ratio:>10.2f}")
 
     prompt = np.random.default_rng(2).integers(0, cfg["vocab"], (1, args.prompt))
     rounds = max(1, min(args.steps, 3))
@@ -185,4 +229,7 @@ def run(args) -> int:
         against = f"{best[name] / base:.2f}" if base else "-"
         same = "yes" if np.array_equal(tokens, reference) else "NO"
         print(f"{name:<26}{best[name]:>10.1f}{against:>17}{same:>13}")
+    if base is None:
+        print(f"\nvs transformers is '-': transformers is not installed: pip install "
+              f"{TRANSFORMERS_PIN} (`make test-oracle` installs it into .venv)")  # fmt: skip
     return 0

@@ -41,6 +41,7 @@ import numpy as np
 import tinygrad_norm as tg
 
 from ..utils import blas_threads, tune_malloc
+from . import NO_TORCH_HINT
 from .numpy_gpt import AdamW, NumpyGPT, init_params
 
 # name: (vocab, T, B, d_model, n_layer, n_head)
@@ -49,6 +50,7 @@ SIZES = {
     "small": (65, 64, 16, 128, 4, 4),
     "medium": (256, 128, 8, 256, 4, 8),
 }
+DEFAULT_SIZES = "tiny,small,medium"
 SYSTEMS = ("tinygrad", "numpy", "torch")
 WORKER = "tinygrad_norm.bench.gpt_step"  # a child process runs this module (`--alone`)
 LR, WEIGHT_DECAY = 1e-3, 1e-2
@@ -236,7 +238,7 @@ def describe(systems, malloc: str) -> str:
 # --- the command ----------------------------------------------------------------------------------
 def add_arguments(parser) -> None:
     parser.add_argument(
-        "--sizes", default="tiny,small,medium", help="comma-separated: tiny, small, medium"
+        "--sizes", help=f"comma-separated: tiny, small, medium (default {DEFAULT_SIZES})"
     )
     parser.add_argument(
         "--steps", type=_positive, default=20, help="timed steps per system (median)"
@@ -288,11 +290,18 @@ def picked(text: str, known, what: str) -> list[str] | None:
 
 
 def run(args) -> int:
+    if getattr(args, "tiny", False):  # `bench --tiny`, as for the other suites: the tiny size
+        if args.sizes not in (None, "tiny"):
+            print(f"bench: --tiny means --sizes tiny here; it contradicts --sizes {args.sizes}")
+            return 2
+        args.sizes = "tiny"
+    args.sizes = args.sizes or DEFAULT_SIZES
     sizes = picked(args.sizes, SIZES, "size")
     if sizes is None:
         return 2
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    if "torch" in systems and not has_torch():
+    no_torch = "torch" in systems and not has_torch()
+    if no_torch:
         systems.remove("torch")
     if args.malloc == "both":  # each way in a fresh process: tuning cannot be undone
         status = 0
@@ -329,6 +338,8 @@ def run(args) -> int:
             systems,
             with_memory=False,
         )
+    if no_torch:
+        print(f"\ntg/torch is '-': {NO_TORCH_HINT}")
     return 0
 
 

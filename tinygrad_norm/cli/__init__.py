@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import sys
 
+import numpy as np
+
+from .. import __version__
 from . import bench, draw, exercises, explore, generate, gradcheck, run, sample, steps, train
 
 COMMANDS = {
@@ -30,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m tinygrad_norm",
         description="tinygrad_norm: a small autograd framework on NumPy, written to be read.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"tinygrad_norm {__version__} (Python {platform.python_version()}, "
+        f"NumPy {np.__version__})",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():

@@ -4,9 +4,9 @@ The format comes from the file's suffix: .svg, .png or .pdf need Graphviz's `dot
 .dot writes the graph's source in the DOT language, which needs nothing. Tensors are boxes
 (name, shape, values, gradient), ops are ellipses; arrows run the way forward ran.
 
-Examples: `layer_norm` is the LayerNorm of `python -m tinygrad_norm steps`; `mlp` is a
-two-layer perceptron with a ReLU and a squared-error loss, its boxes labelled with the
-parameter names (fc1.weight, ...).
+Examples: `layernorm` (`layer_norm` is accepted too, as by `explore`) is the LayerNorm of
+`python -m tinygrad_norm steps`; `mlp` is a two-layer perceptron with a ReLU and a
+squared-error loss, its boxes labelled with the parameter names (fc1.weight, ...).
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("out", metavar="OUT", help="the file to write: .svg, .png, .pdf or .dot")
     parser.add_argument(
         "--example",
-        choices=["layer_norm", "mlp"],
-        default="layer_norm",
-        help="which graph to draw (default: layer_norm)",
+        type=example_name,
+        choices=["layernorm", "mlp"],
+        default="layernorm",
+        help="which graph to draw (default: layernorm; layer_norm is the same)",
     )
     parser.add_argument(
-        "--fused", action="store_true", help="layer_norm: use the fused F.layer_norm"
+        "--fused", action="store_true", help="layernorm: use the fused F.layer_norm"
     )
     parser.add_argument("--no-data", action="store_true", help="leave values out of the boxes")
     parser.add_argument("--no-grad", action="store_true", help="leave gradients out of the boxes")
@@ -43,6 +44,15 @@ def add_arguments(parser) -> None:
         default="TB",
         help="top to bottom (the default) or left to right",
     )
+
+
+# Other spellings of an example's name that `draw` and `explore` accept.
+EXAMPLE_ALIASES = {"layer_norm": "layernorm", "layer-norm": "layernorm"}
+
+
+def example_name(text: str) -> str:
+    """An argparse type: the example's name, with `layer_norm` read as `layernorm`."""
+    return EXAMPLE_ALIASES.get(text, text)
 
 
 class MLP(nn.Module):

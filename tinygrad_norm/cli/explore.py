@@ -3,11 +3,13 @@
 Open the file in any browser (no server, no network): step through the backward pass with
 the buttons, the arrow keys or the slider; `FILE.html#step=K` opens step K.
 
-Examples: `layernorm` is the LayerNorm of `python -m tinygrad_norm steps`, composed from
-primitives; `mlp` a two-layer perceptron with a squared-error loss; `attention` one causal
-self-attention head; `gpt-block` one GPT-2 block (LayerNorm, attention, MLP, residuals).
+Examples: `layernorm` (`layer_norm` is accepted too, as by `draw`) is the LayerNorm of
+`python -m tinygrad_norm steps`, composed from primitives; `mlp` a two-layer perceptron with
+a squared-error loss; `attention` one causal self-attention head; `gpt-block` one GPT-2 block
+(LayerNorm, attention, MLP, residuals).
 
-`--script FILE.py` runs your file, which must define `loss` (the tensor to differentiate)
+`--script FILE.py` runs your file as `run` does (`import torch` gives tinygrad_norm, and the
+file's folder is on the import path); it must define `loss` (the tensor to differentiate)
 and may define `params` (a Module, a dict name -> Tensor, or `model.named_parameters()`) to
 label the parameters with their names.
 """
@@ -27,7 +29,8 @@ from ..models.gpt import Block, GPTConfig
 from ..nn import functional as F
 from ..random import manual_seed
 from ..tensor import Tensor
-from .draw import mlp_example
+from ..torch_alias import install_as_torch, uninstall_as_torch
+from .draw import example_name, mlp_example
 from .steps import layer_norm_example
 
 HELP = "write the interactive backprop page (one HTML file) of an example or a script"
@@ -37,9 +40,10 @@ def add_arguments(parser) -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--example",
+        type=example_name,
         choices=list(EXAMPLES),
         default="mlp",
-        help="which example to explore (default: mlp)",
+        help="which example to explore (default: mlp; layer_norm is the same as layernorm)",
     )
     source.add_argument(
         "--script", metavar="FILE.py", help="a Python file that defines `loss` (and `params`)"
@@ -110,7 +114,15 @@ def _from_script(path: Path):
     """`(loss, params)` of a script run as __main__, or an error message."""
     if not path.is_file():
         return f"explore: the script {path} does not exist"
-    namespace = runpy.run_path(str(path), run_name="__main__")
+    install_as_torch()  # PyTorch code runs unchanged, as under `python -m tinygrad_norm run`
+    folder = str(path.resolve().parent)
+    sys.path.insert(0, folder)  # the script's own imports, as under `python FILE.py`
+    try:
+        namespace = runpy.run_path(str(path), run_name="__main__")
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        uninstall_as_torch()
     if "loss" not in namespace:
         return (
             f"explore: {path} defines no `loss`; end it with the tensor to differentiate, "

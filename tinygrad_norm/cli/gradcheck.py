@@ -6,12 +6,17 @@ backward with central differences and `gradgradcheck` does the same for the back
 backward. Each module of `tinygrad_norm.testing.module_cases` is checked with `check_module`
 (its inputs and every parameter, in train and eval mode) and, where it is smooth, with
 `gradgradcheck` (inputs and parameters, train mode). The exit code is 1 if any check fails.
+
+`--output FILE` writes the tables to FILE and prints only a summary ("gradient checks: N ops,
+M modules, all passed") and the rows of any check that failed.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import sys
 import time
+from pathlib import Path
 
 import tinygrad_norm
 
@@ -34,6 +39,12 @@ def add_arguments(parser) -> None:
         default="*",
         help="check only the ops and modules whose name matches (shell pattern, any case, "
         "e.g. 'sum*' or '*norm*')",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the tables to FILE; print only a summary and the rows of failed checks",
     )
 
 
@@ -108,25 +119,58 @@ def _matches(name: str, pattern: str) -> bool:
 
 
 def run(args) -> int:
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        print(f"gradcheck: the folder of {args.output} does not exist; create it first")
+        return 2
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            status, tables, seconds = _check_all(args.only, out)
+        return _summary(status, tables, seconds, args.output)
+    status, _, _ = _check_all(args.only, sys.stdout)
+    return status
+
+
+def _summary(status: int, tables: list, seconds: float, path: str) -> int:
+    """The few lines of `--output`: the failed rows, the counts, where the tables are."""
+    if status == 2:  # nothing matched, and _check_all said so: no empty file left behind
+        Path(path).unlink()
+        return 2
+    failed = [(kind, r) for kind, rows in tables for r in rows if "FAIL" in (r[4], r[5])]
+    for kind in ("op", "module"):
+        rows = [r for k, r in failed if k == kind]
+        if rows:
+            print(format_table([kind, *HEADERS], rows, right={2, 3, 6}) + "\n")
+    counts = ", ".join(
+        f"{len(rows)} {kind}{'s' * (len(rows) != 1)}" for kind, rows in tables if rows
+    )
+    verdict = f"{len(failed)} FAILED" if failed else "all passed"
+    print(f"gradient checks: {counts}, {verdict} ({seconds:.0f} s); the tables: {path}")
+    return status
+
+
+def _check_all(pattern: str, out) -> tuple[int, list, float]:
+    """Check every op and module matching `pattern`, writing the tables to `out`: the exit
+    code, [(kind, rows)] and the seconds taken."""
     start = time.perf_counter()
     tables = []
     for kind, cases, check in (
         ("op", CASES, check_case),
         ("module", MODULE_CASES, check_module_row),
     ):
-        rows = [check(c) for c in cases if _matches(c.name, args.only)]
+        rows = [check(c) for c in cases if _matches(c.name, pattern)]
         if rows:
-            print(format_table([kind, *HEADERS], rows, right={2, 3, 6}) + "\n")
+            print(format_table([kind, *HEADERS], rows, right={2, 3, 6}) + "\n", file=out)
         tables.append((kind, rows))
     if not any(rows for _, rows in tables):
-        print(f"no op or module matches {args.only!r} (see the names with -k '*')")
-        return 2
+        print(f"no op or module matches {pattern!r} (see the names with -k '*')")
+        return 2, tables, time.perf_counter() - start
     if any(r[3] == "inf" for _, rows in tables for r in rows):
         print(
             "max rel err = inf: a derivative that is exactly zero in theory (e.g. with respect\n"
             "to attention's key bias: softmax ignores a shift shared by all keys) leaves both\n"
             "values at rounding noise, and a finite difference of exactly 0 makes the relative\n"
-            "error infinite. Such an entry passes on |analytic - numerical| <= atol alone.\n"
+            "error infinite. Such an entry passes on |analytic - numerical| <= atol alone.\n",
+            file=out,
         )
     failed = [r[0] for _, rows in tables for r in rows if "FAIL" in (r[4], r[5])]
     counts = "; ".join(
@@ -136,6 +180,7 @@ def run(args) -> int:
     )
     print(
         f"{counts} ({time.perf_counter() - start:.1f} s)"
-        + (f", FAILED: {', '.join(failed)}" if failed else "")
+        + (f", FAILED: {', '.join(failed)}" if failed else ""),
+        file=out,
     )
-    return 1 if failed else 0
+    return (1 if failed else 0), tables, time.perf_counter() - start

@@ -99,7 +99,8 @@ def add_arguments(parser) -> None:
         type=int,
         default=1,
         help="BLAS threads for matrix products (default 1: as fast for a small model, and far "
-        "more robust when other programs share the cores; see tinygrad_norm/utils.py)",
+        "more robust when other programs share the cores; see tg.utils.blas_threads in "
+        "tinygrad_norm/utils/__init__.py)",
     )
 
 
@@ -130,7 +131,15 @@ def _run(args, stop) -> int:
     except Refused as err:
         print(f"error: {err}")
         return 2
-    tune_malloc()  # a training process: keep freed activations for the next step (utils.py)
+    if checkpoint is not None and len(checkpoint["history"]) >= steps:
+        done, path = len(checkpoint["history"]), shlex.quote(args.resume)
+        print(f"{args.resume}: the run is finished ({done} steps done, total {steps}); nothing "
+              "to train.")  # fmt: skip
+        print(f"To train it further, raise the total: python -m tinygrad_norm train --resume "
+              f"{path} --steps {done + steps}")  # fmt: skip
+        print(f"To use it: python -m tinygrad_norm sample --load {path}")
+        return 0
+    tune_malloc()  # a training process: keep freed activations for the next step (tg.utils)
     blas_threads(set_to=args.threads)
     manual_seed(args.seed)
     config = _config(args, data)

@@ -43,6 +43,25 @@ function inputBlock(input) {
   return block;
 }
 
+// Fit the graph to its pane's width: Graphviz sizes it in points, often wider than the pane
+// beside the panel (a 1280-pixel window clipped the MLP's right-hand nodes). A wide graph is
+// drawn smaller, down to MIN_SCALE of its size so that its text stays legible; a graph wider
+// still scrolls sideways (and each step scrolls its node into view).
+const MIN_SCALE = 0.6;
+function fitGraph() {
+  const pane = byId("graph");
+  const svg = pane.querySelector("svg");
+  if (!svg) return;
+  const style = getComputedStyle(pane);
+  const room = pane.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const points = 4 / 3; // CSS pixels per point
+  const width = parseFloat(svg.getAttribute("width")) * points;
+  const height = parseFloat(svg.getAttribute("height")) * points;
+  const scale = Math.min(1, Math.max(MIN_SCALE, room / width));
+  svg.style.width = `${width * scale}px`;
+  svg.style.height = `${height * scale}px`;
+}
+
 // Colour the graph for step k: its op is `current`, the arrows of the steps up to k have
 // `carried` gradient, the arrows of step k itself are `sending` it now.
 function paintGraph(k) {
@@ -117,4 +136,6 @@ document.addEventListener("keydown", (event) => {
   else return;
   event.preventDefault();
 });
+window.addEventListener("resize", fitGraph);
+fitGraph();
 show(stepFromHash());
