@@ -18,7 +18,7 @@ def _restore_numpy_printoptions():
         yield
 
 
-# --- Hypothesis profiles (tests/test_properties.py) ---------------------------------------------
+# --- Hypothesis profiles (tests/ops/test_properties.py) ---------------------------------------------
 # "ci", the default: a fixed, small set of examples, the same on every run, so `make test` stays
 # fast and reproducible. "fuzz" (`make fuzz` sets HYPOTHESIS_PROFILE=fuzz): many more random
 # examples, a new draw each run.

@@ -12,7 +12,7 @@ import pytest
 from tinygrad_norm.bench.course import MODELS
 from tinygrad_norm.bench.course_suite import time_pair
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository
 NUMBER = r"\s+(\d+\.\d+)"
 
 

@@ -13,7 +13,7 @@ import pytest
 import tinygrad_norm
 
 ROOT = Path(tinygrad_norm.__file__).resolve().parents[1]
-PROGRAMS = Path(__file__).parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"  # tests/programs/
 PROGRAM = PROGRAMS / "makemore_mlp.py"
 
 

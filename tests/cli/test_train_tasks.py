@@ -15,7 +15,7 @@ from tinygrad_norm.data.tasks import _mix
 from tinygrad_norm.models import ParityLSTM, ShapesCNN
 from tinygrad_norm.training import train
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # the repository
 
 
 # --- the data -------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import tinygrad_norm as tg
 pytestmark = pytest.mark.oracle
 
 ROOT = Path(tg.__file__).resolve().parents[1]
-PROGRAMS = Path(__file__).parent / "programs"
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"  # tests/programs/
 
 
 def python(*args) -> subprocess.CompletedProcess:

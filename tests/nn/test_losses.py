@@ -1,6 +1,6 @@
 """Losses: the identities that define them, their stability, gradients and errors. (Values
-and gradients against NumPy formulas: the op table, tests/test_ops.py; against PyTorch:
-tests/test_oracle_losses.py.)"""
+and gradients against NumPy formulas: the op table, tests/ops/test_ops.py; against PyTorch:
+tests/oracle/test_oracle_losses.py.)"""
 
 import itertools
 

@@ -1,6 +1,6 @@
 """Convolution, pooling and resampling: the identities that define them, their gradients, and
-their errors. (Values against naive NumPy loops and PyTorch: the op table, tests/test_ops.py and
-tests/test_oracle_ops.py; more PyTorch comparisons: tests/test_oracle_conv.py.)"""
+their errors. (Values against naive NumPy loops and PyTorch: the op table, tests/ops/test_ops.py and
+tests/oracle/test_oracle_ops.py; more PyTorch comparisons: tests/oracle/test_oracle_conv.py.)"""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """The standard math ops (issue 12) against PyTorch: values and gradients, with broadcasting,
 negative dims, 0-d and empty inputs and non-default arguments. The op-table cases
-(`testing/op_cases_math.py`) run through tests/test_oracle_ops.py as well."""
+(`testing/op_cases_math.py`) run through tests/oracle/test_oracle_ops.py as well."""
 
 import numpy as np
 import pytest
