@@ -77,8 +77,6 @@ def test_layer_mistakes():
 
 
 def test_padding_mode_uses_f_pad():
-    if not hasattr(nn.functional, "pad"):
-        pytest.skip("F.pad is not here yet (another branch adds it)")
     x = tg.tensor(np.arange(5.0, dtype=np.float32).reshape(1, 1, 5))
     layer = nn.Conv1d(1, 1, 3, padding=1, padding_mode="reflect", bias=False)
     layer.weight.data[...] = np.array([[[1.0, 0.0, 0.0]]])  # picks the left neighbour
