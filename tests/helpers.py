@@ -63,8 +63,8 @@ class RunsCodeWhenUnpickled:
         return (record_unpickling, ("code ran",))
 
 
-# Every convolution, pooling and loss name a course uses (issue 12 items 7 and 8, issue 13's
-# layers): tests/ops/test_conv.py checks they exist, tests/oracle/test_oracle_conv.py their arguments.
+# Every convolution, pooling and loss name a course uses, as functions and as layers:
+# tests/ops/test_conv.py checks they exist, tests/oracle/test_oracle_conv.py their arguments.
 COURSE_FUNCTIONS = """
 conv1d conv2d conv3d conv_transpose1d conv_transpose2d unfold fold max_pool1d max_pool2d
 avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d

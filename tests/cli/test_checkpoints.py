@@ -19,7 +19,7 @@ from tinygrad_norm.models import GPT, GPTConfig
 
 TINY = ["--d-model", "16", "--n-layer", "1", "--n-head", "2", "--no-progress"]
 REPORT = ["--eval-size", "10", "--samples", "1"]
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _printed_command(out: str, start: str) -> list[str]:

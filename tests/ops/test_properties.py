@@ -229,7 +229,8 @@ def draw_reduction(name):
             return ({"dim": dim, "keepdim": keepdim}, new_shape, count * bound)
         if name == "mean":
             return ({"dim": dim, "keepdim": keepdim}, new_shape, bound)
-        # Unbiased variance of one element divides by zero (a NaN; see test_numerical_edge_cases.py).
+        # Unbiased variance of one element divides by zero (a NaN; see
+        # test_numerical_edge_cases.py).
         correction = draw(st.sampled_from([0, 1])) if count > 1 else 0
         args = {"dim": dim, "correction": correction, "keepdim": keepdim}
         return args, new_shape, 2 * bound * bound
