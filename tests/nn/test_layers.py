@@ -1,4 +1,5 @@
-"""nn layers: Linear, Conv1D, Embedding, the activations, Dropout and the losses.
+"""nn layers: Linear, Conv1D, Embedding, the activations, Dropout (and its channel variants)
+and the losses.
 
 For each: the forward equals a plain NumPy formula, `tg.check_module` passes (train mode with
 a fixed random state, and eval mode, in float64), and the errors a learner meets name the
@@ -256,6 +257,17 @@ def test_dropout_p_out_of_range():
     with pytest.raises(ValueError, match=r"\[0, 1\].*1.5"):
         nn.Dropout(1.5)
     assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1, inplace=False)"
+
+
+def test_channel_dropout_modules():
+    tg.manual_seed(0)
+    out = nn.Dropout2d(p=0.5)(tg.ones(4, 8, 3, 3)).numpy()
+    assert set(np.unique(out)) <= {0.0, 2.0}
+    assert (out.min(axis=(2, 3)) == out.max(axis=(2, 3))).all()  # whole channels
+    assert nn.Dropout1d(0.5).eval()(tg.ones(2, 3, 4)).tolist() == tg.ones(2, 3, 4).tolist()
+    assert repr(nn.AlphaDropout(0.2)) == "AlphaDropout(p=0.2, inplace=False)"
+    x = tg.tensor(randn(1000))
+    assert nn.AlphaDropout(0.2).eval()(x) is x
 
 
 # --- losses --------------------------------------------------------------------------------------

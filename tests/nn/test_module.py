@@ -1,8 +1,7 @@
-"""nn.Module, nn.Parameter, the containers and nn.init: registration, walking the tree,
+"""nn.Module, nn.Parameter and the containers: registration, walking the tree,
 state_dict / load_state_dict (check everything, then copy in place), dtype conversion, repr."""
 
 import copy
-import math
 from collections import OrderedDict
 
 import numpy as np
@@ -588,82 +587,3 @@ def test_repr_with_a_multiline_extra_repr_and_children():
     assert repr(Block()) == (
         "Block(\n  eps=1e-05\n  (fc): Affine(in_features=1, out_features=1, bias=True)\n)"
     )
-
-
-# --- nn.init -------------------------------------------------------------------------------------
-def test_init_draws_from_the_global_generator_in_place():
-    w = nn.Parameter(tg.empty(300, 200, dtype=tg.float64))
-    array = w.numpy()
-    tg.manual_seed(3)
-    assert nn.init.uniform_(w, -2.0, 5.0) is w
-    assert w.numpy() is array  # in place: same memory, same Parameter
-    np.testing.assert_array_equal(
-        w.numpy(), np.random.default_rng(3).uniform(-2.0, 5.0, (300, 200))
-    )
-    tg.manual_seed(4)
-    nn.init.normal_(w, 1.0, 0.5)
-    np.testing.assert_array_equal(w.numpy(), np.random.default_rng(4).normal(1.0, 0.5, (300, 200)))
-    assert w.grad_fn is None and w.requires_grad
-
-
-def test_init_statistics_over_a_large_tensor():
-    tg.manual_seed(0)
-    t = tg.empty(1000, 1000)
-    nn.init.normal_(t, mean=2.0, std=3.0)
-    assert abs(t.numpy().mean() - 2.0) < 0.01 and abs(t.numpy().std() - 3.0) < 0.01
-    nn.init.uniform_(t, -1.0, 3.0)
-    assert t.numpy().min() >= -1.0 and t.numpy().max() < 3.0
-    assert abs(t.numpy().mean() - 1.0) < 0.01 and abs(t.numpy().var() - 16 / 12) < 0.01
-    assert t.dtype == np.float32
-
-
-def test_constant_zeros_ones():
-    t = tg.empty(2, 3)
-    assert (nn.init.constant_(t, 0.25).numpy() == 0.25).all()
-    assert (nn.init.ones_(t).numpy() == 1).all()
-    assert (nn.init.zeros_(t).numpy() == 0).all()
-
-
-def test_fan_in_and_fan_out():
-    assert nn.init._calculate_fan_in_and_fan_out(tg.empty(30, 20)) == (20, 30)
-    assert nn.init._calculate_fan_in_and_fan_out(tg.empty(8, 4, 3, 3)) == (36, 72)
-    with pytest.raises(ValueError, match="at least 2 dimensions"):
-        nn.init._calculate_fan_in_and_fan_out(tg.empty(5))
-
-
-def test_xavier_bounds_and_variance():
-    tg.manual_seed(1)
-    fan_out, fan_in = 400, 600
-    w = nn.init.xavier_uniform_(tg.empty(fan_out, fan_in, dtype=tg.float64), gain=2.0)
-    bound = 2.0 * math.sqrt(6.0 / (fan_in + fan_out))
-    assert np.abs(w.numpy()).max() <= bound and np.abs(w.numpy()).max() > 0.999 * bound
-    assert abs(w.numpy().var() / (bound**2 / 3) - 1) < 0.01
-    w = nn.init.xavier_normal_(tg.empty(fan_out, fan_in, dtype=tg.float64), gain=0.5)
-    std = 0.5 * math.sqrt(2.0 / (fan_in + fan_out))
-    assert abs(w.numpy().std() / std - 1) < 0.01 and abs(w.numpy().mean()) < 0.01 * std
-
-
-def test_kaiming_uniform_bounds():
-    tg.manual_seed(2)
-    w = nn.init.kaiming_uniform_(tg.empty(500, 200, dtype=tg.float64), a=math.sqrt(5))
-    bound = 1 / math.sqrt(200)  # sqrt(3) * sqrt(2 / (1 + 5)) / sqrt(fan_in): nn.Linear's
-    assert np.abs(w.numpy()).max() <= bound and np.abs(w.numpy()).max() > 0.999 * bound
-    w = nn.init.kaiming_uniform_(tg.empty(500, 200), mode="fan_out", nonlinearity="relu")
-    bound = math.sqrt(2) * math.sqrt(3 / 500)
-    assert np.abs(w.numpy()).max() <= bound * (1 + 1e-6) and np.abs(w.numpy()).max() > 0.999 * bound
-    w = nn.init.kaiming_normal_(tg.empty(500, 200, dtype=tg.float64), nonlinearity="relu")
-    assert abs(w.numpy().std() / math.sqrt(2 / 200) - 1) < 0.01
-    with pytest.raises(ValueError, match="fan_in"):
-        nn.init.kaiming_uniform_(tg.empty(2, 2), mode="fan")
-
-
-def test_calculate_gain():
-    assert nn.init.calculate_gain("linear") == 1.0
-    assert nn.init.calculate_gain("sigmoid") == 1.0
-    assert nn.init.calculate_gain("tanh") == 5 / 3
-    assert nn.init.calculate_gain("relu") == math.sqrt(2)
-    assert nn.init.calculate_gain("leaky_relu") == math.sqrt(2 / (1 + 0.01**2))
-    assert nn.init.calculate_gain("leaky_relu", 0.2) == math.sqrt(2 / 1.04)
-    assert nn.init.calculate_gain("selu") == 0.75
-    with pytest.raises(ValueError, match="unsupported nonlinearity"):
-        nn.init.calculate_gain("swish")

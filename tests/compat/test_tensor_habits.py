@@ -1,20 +1,20 @@
-"""The PyTorch habits the course programs (tests/programs/) need: t()/mT, dtype shorthands,
-one-bound clamps, stride(), in-place unary ops and the in-place updates of hand-written
-optimizers (addcmul_, addcdiv_, lerp_), finfo/iinfo, hstack/vstack/unbind,
-torch.testing.assert_close, Dropout1d/2d and AlphaDropout modules. Each against its formula in
-NumPy and, where PyTorch is installed, against PyTorch (values and gradients)."""
+"""The PyTorch habits course code has on tensors, with no other home: t()/mT, dtype shorthands,
+one-bound clamps, stride(), unbind, hstack/vstack, in-place unary ops and the in-place updates
+of hand-written optimizers (addcmul_, addcdiv_, lerp_), copy_ and new_*, is_tensor / numel /
+all / any / as_tensor, histogram / histc / bincount, F.tanh / F.sigmoid and
+torch.testing.assert_close. Each against its formula in NumPy and, where PyTorch is installed,
+against PyTorch (values and gradients)."""
 
 import numpy as np
 import pytest
+from helpers import randn
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
+from tinygrad_norm.nn import functional as F
 
 
-def randn(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
-
-
+# --- shape and dtype habits -----------------------------------------------------------------------
 def test_t_and_mT_transpose_as_pytorch():
     w = tg.tensor(randn(2, 3))
     np.testing.assert_array_equal(w.t().numpy(), w.numpy().T)
@@ -61,29 +61,7 @@ def test_hstack_vstack_follow_numpy():
     )
 
 
-def test_finfo_and_iinfo():
-    for dtype, np_dtype in (
-        (tg.float32, np.float32),
-        (tg.float64, np.float64),
-        (tg.float16, np.float16),
-    ):
-        info = tg.finfo(dtype)
-        assert (info.eps, info.max, info.min, info.tiny, info.bits) == (
-            np.finfo(np_dtype).eps, np.finfo(np_dtype).max, np.finfo(np_dtype).min,
-            np.finfo(np_dtype).smallest_normal, np.finfo(np_dtype).bits,
-        )  # fmt: skip
-    assert tg.finfo().eps == np.finfo(np.float32).eps
-    assert (tg.iinfo(tg.int64).max, tg.iinfo(tg.uint8).min, tg.iinfo(tg.int32).bits) == (
-        2**63 - 1,
-        0,
-        32,
-    )
-    with pytest.raises(TypeError, match="floating point"):
-        tg.finfo(tg.int64)
-    with pytest.raises(TypeError, match="integer"):
-        tg.iinfo(tg.float32)
-
-
+# --- in place and new_* ---------------------------------------------------------------------------
 def test_in_place_unary_ops_change_the_tensor_and_are_recorded():
     values = np.array([0.5, 1.5, 2.0])
     for name, formula in (
@@ -133,6 +111,89 @@ def test_hand_written_adam_with_addcmul_addcdiv_lerp_is_adam():
     )
 
 
+def test_copy_and_new_tensors():
+    x = tg.zeros(2, 3)
+    assert x.copy_(tg.tensor([1.0, 2.0, 3.0])) is x
+    np.testing.assert_array_equal(x.numpy(), [[1, 2, 3], [1, 2, 3]])
+    w = tg.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="in-place"):
+        w.copy_(tg.ones(2))
+    with tg.no_grad():
+        w.copy_(tg.ones(2))
+    assert w.tolist() == [1.0, 1.0]
+    d = tg.ones(1, dtype=tg.float64)
+    assert d.new_zeros(2, 3).shape == (2, 3) and d.new_zeros((2,)).dtype == tg.float64
+    assert d.new_ones(2).tolist() == [1.0, 1.0] and d.new_full((2,), 7).tolist() == [7.0, 7.0]
+    assert d.new_tensor([1, 2]).dtype == tg.float64 and d.new_empty(3).shape == (3,)
+    assert tg.zeros(4).random_(0, 3, generator=tg.Generator().manual_seed(0)).numpy().max() < 3
+    assert tg.zeros(1000).exponential_(2.0).numpy().mean() == pytest.approx(0.5, abs=0.1)
+
+
+# --- small functions ------------------------------------------------------------------------------
+def test_is_tensor_numel_all_any_as_tensor():
+    assert tg.is_tensor(tg.ones(1)) and not tg.is_tensor(np.ones(1))
+    assert tg.numel(tg.ones(2, 3)) == 6 and tg.is_floating_point(tg.ones(1))
+    assert tg.all(tg.tensor([1, 1])).item() is True and tg.all(tg.tensor([1, 0])).item() is False
+    np.testing.assert_array_equal(tg.all(tg.tensor([[1, 1], [0, 1]]), dim=1).numpy(), [True, False])
+    np.testing.assert_array_equal(
+        tg.any(tg.tensor([[0, 0], [0, 1]]), 1, keepdim=True).numpy(), [[False], [True]]
+    )
+    a = np.ones(3, dtype=np.float32)
+    shared = tg.as_tensor(a)
+    a[0] = 5
+    assert shared[0].item() == 5  # shares memory, as torch.as_tensor
+    t = tg.ones(2)
+    assert tg.as_tensor(t) is t and tg.as_tensor([1, 2]).dtype == tg.int64
+
+
+@pytest.mark.oracle
+def test_histogram_histc_bincount_match_pytorch():
+    torch = pytest.importorskip("torch")
+    x = np.array([1.0, 2.0, 1.0, 4.0, 2.5, -1.0], dtype=np.float32)
+    for kwargs in ({"bins": 4}, {"bins": 3, "range": (0.0, 3.0)}, {"bins": 4, "density": True}):
+        ours, theirs = (
+            tg.histogram(tg.tensor(x), **kwargs),
+            torch.histogram(torch.tensor(x), **kwargs),
+        )
+        np.testing.assert_allclose(ours.hist.numpy(), theirs.hist.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(ours.bin_edges.numpy(), theirs.bin_edges.numpy(), rtol=1e-6)
+    edges = np.array([0.0, 2.0, 5.0], dtype=np.float32)
+    ours = tg.histogram(tg.tensor(x), tg.tensor(edges), weight=tg.tensor(x * 0 + 2))
+    theirs = torch.histogram(torch.tensor(x), torch.tensor(edges), weight=torch.tensor(x * 0 + 2))
+    np.testing.assert_allclose(ours.hist.numpy(), theirs.hist.numpy())
+    for kwargs in ({"bins": 4}, {"bins": 4, "min": 0, "max": 3}, {"bins": 5, "min": -2, "max": 2}):
+        np.testing.assert_allclose(
+            tg.histc(tg.tensor(x), **kwargs).numpy(), torch.histc(torch.tensor(x), **kwargs).numpy()
+        )
+    np.testing.assert_array_equal(
+        tg.histc(tg.full((3,), 2.0), 4).numpy(), torch.histc(torch.full((3,), 2.0), 4).numpy()
+    )
+    i = np.array([0, 1, 1, 3])
+    assert tg.bincount(tg.tensor(i)).tolist() == torch.bincount(torch.tensor(i)).tolist()
+    assert (
+        tg.bincount(tg.tensor(i), minlength=6).tolist()
+        == torch.bincount(torch.tensor(i), minlength=6).tolist()
+    )
+    w = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    ours, theirs = (
+        tg.bincount(tg.tensor(i), tg.tensor(w)),
+        torch.bincount(torch.tensor(i), torch.tensor(w)),
+    )
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype)
+    for bad in (np.array([-1]), np.array([[1]]), np.array([1.0])):
+        with pytest.raises(RuntimeError):
+            torch.bincount(torch.tensor(bad))
+        with pytest.raises(RuntimeError, match="bincount"):
+            tg.bincount(tg.tensor(bad))
+
+
+def test_f_tanh_and_sigmoid():
+    x = tg.tensor([-1.0, 0.0, 2.0], dtype=tg.float64, requires_grad=True)
+    np.testing.assert_allclose(F.tanh(x).detach().numpy(), np.tanh(x.detach().numpy()))
+    np.testing.assert_allclose(F.sigmoid(x).detach().numpy(), 1 / (1 + np.exp(-x.detach().numpy())))
+    assert tg.gradcheck(F.tanh, (x,)) and tg.gradcheck(F.sigmoid, (x,))
+
+
 def test_assert_close_uses_pytorchs_default_tolerances():
     tg.testing.assert_close(tg.tensor([1.0, 2.0]), tg.tensor([1.0, 2.0 + 2e-6]))  # float32
     with pytest.raises(AssertionError, match=r"Mismatched elements: 1 / 2 \(50.0%\)"):
@@ -147,19 +208,9 @@ def test_assert_close_uses_pytorchs_default_tolerances():
     tg.testing.assert_close(tg.tensor([1.0]), tg.tensor([1.5]), rtol=0.5, atol=0.0)
 
 
-def test_channel_dropout_modules():
-    tg.manual_seed(0)
-    out = nn.Dropout2d(p=0.5)(tg.ones(4, 8, 3, 3)).numpy()
-    assert set(np.unique(out)) <= {0.0, 2.0}
-    assert (out.min(axis=(2, 3)) == out.max(axis=(2, 3))).all()  # whole channels
-    assert nn.Dropout1d(0.5).eval()(tg.ones(2, 3, 4)).tolist() == tg.ones(2, 3, 4).tolist()
-    assert repr(nn.AlphaDropout(0.2)) == "AlphaDropout(p=0.2, inplace=False)"
-    x = tg.tensor(randn(1000))
-    assert nn.AlphaDropout(0.2).eval()(x) is x
-
-
+# --- against PyTorch ------------------------------------------------------------------------------
 @pytest.mark.oracle
-def test_against_pytorch():
+def test_transposes_in_place_updates_info_and_stacking_match_pytorch():
     torch = pytest.importorskip("torch")
     a = randn(3, 4)
     ta, xa = torch.tensor(a), tg.tensor(a)
@@ -197,29 +248,3 @@ def test_against_pytorch():
     assert [t.tolist() for t in tg.unbind(tg.tensor(a), 1)] == [
         t.tolist() for t in torch.unbind(ta, 1)
     ]
-
-
-def test_trunc_normal_stays_in_bounds_with_the_truncated_variance():
-    """N(0, 1) truncated to [-2, 2] has variance 1 - 2 * 2 phi(2) / (Phi(2) - Phi(-2))."""
-    w = nn.init.trunc_normal_(
-        tg.empty(40000, dtype=tg.float64), generator=tg.Generator().manual_seed(0)
-    )
-    values = w.numpy()
-    assert values.min() >= -2 and values.max() <= 2
-    phi2 = np.exp(-2.0) / np.sqrt(2 * np.pi)
-    z = 0.9544997361036416  # Phi(2) - Phi(-2)
-    assert abs(values.var() - (1 - 4 * phi2 / z)) < 0.02
-    small = nn.init.trunc_normal_(tg.empty(1000), mean=1.0, std=0.02, a=0.98, b=1.01).numpy()
-    assert small.min() >= 0.98 and small.max() <= 1.01
-
-
-def test_orthogonal_gives_orthonormal_rows_or_columns_times_gain():
-    wide = nn.init.orthogonal_(tg.empty(3, 5, dtype=tg.float64)).numpy()
-    np.testing.assert_allclose(wide @ wide.T, np.eye(3), atol=1e-12)
-    tall = nn.init.orthogonal_(tg.empty(6, 2, 2, dtype=tg.float64), gain=2.0).numpy().reshape(6, 4)
-    np.testing.assert_allclose(tall.T @ tall, 4 * np.eye(4), atol=1e-12)
-    with pytest.raises(ValueError, match="2 or more dimensions"):
-        nn.init.orthogonal_(tg.empty(3))
-    g1, g2 = tg.Generator().manual_seed(3), tg.Generator().manual_seed(3)
-    a = nn.init.orthogonal_(tg.empty(4, 4), generator=g1).numpy()
-    assert (a == nn.init.orthogonal_(tg.empty(4, 4), generator=g2).numpy()).all()
