@@ -274,9 +274,9 @@ def test_an_empty_batch_gives_an_empty_batch(fn, shape):
     assert x.grad.shape == x.shape
 
 
-def test_issue_12_items_7_and_8_are_all_here():
-    """Every convolution, pooling and loss name a course uses (issue 12 items 7 and 8, issue
-    13's layers): in F and in F.__all__, as a module in nn, and tg.cdist."""
+def test_every_convolution_pooling_and_loss_name_exists():
+    """Every convolution, pooling and loss name a course uses: in F and in F.__all__, as a module
+    in nn, and tg.cdist."""
     missing = [f"F.{n}" for n in COURSE_FUNCTIONS if not callable(getattr(F, n, None))]
     missing += [f"F.__all__: {n}" for n in COURSE_FUNCTIONS if n not in F.__all__]
     missing += [f"nn.{n}" for n in COURSE_MODULES if not isinstance(getattr(tg.nn, n, None), type)]

@@ -1,6 +1,6 @@
-"""The standard math ops (issue 12, items 1, 2, 3, 5 and 10): focused tests of values, dtypes,
-shapes and gradients against plain NumPy. The op table (`testing/op_cases_math.py`) adds
-gradcheck, gradgradcheck and NumPy-formula checks of every op."""
+"""The standard math ops (elementwise, activations, reductions, scans, sorting, min/max): focused
+tests of values, dtypes, shapes and gradients against plain NumPy. The op table
+(`testing/op_cases_math.py`) adds gradcheck, gradgradcheck and NumPy-formula checks of every op."""
 
 import math
 import warnings
@@ -13,7 +13,7 @@ import tinygrad_norm as tg
 from tinygrad_norm import nn
 
 
-# --- item 10: the four wrong results --------------------------------------------------------------
+# --- min and max: the most negative integer, unsigned, bool, ties and NaN -------------------------
 def test_min_and_amin_of_the_most_negative_integer():
     """-x overflows for -2**63 (it is its own negative), so min must not negate."""
     x = tg.tensor([-(2**63), 5, 0])
@@ -61,7 +61,7 @@ def test_maximum_promotes_as_pytorch():
     assert tg.maximum(tg.ones(2), tg.tensor(3.0, dtype=tg.float64)).dtype == np.float32
 
 
-# --- item 1: elementwise --------------------------------------------------------------------------
+# --- elementwise ----------------------------------------------------------------------------------
 def test_float_functions_of_integers_give_the_default_float_dtype():
     ints = tg.tensor([1, 2])
     for out in (ints.sin(), ints.atan(), ints.expm1(), ints.log2(),
@@ -165,7 +165,7 @@ def test_arithmetic_methods_take_alpha_and_accept_numpy_arrays():
     assert tg.lerp(x, tg.tensor([3.0, 4.0]), 1.0).tolist() == [3.0, 4.0]  # exactly end at 1
 
 
-# --- item 2: activations --------------------------------------------------------------------------
+# --- activations ----------------------------------------------------------------------------------
 F = tg.nn.functional
 
 
@@ -207,7 +207,7 @@ def test_activation_modules_keep_pytorchs_attributes():
     assert prelu.weight.shape == (4,) and prelu.weight.tolist() == pytest.approx([0.1] * 4)
 
 
-# --- items 3 and 5: reductions, scans, sorting ----------------------------------------------------
+# --- reductions, scans, sorting -------------------------------------------------------------------
 def test_prod_gradient_is_the_product_of_the_others_also_at_zeros():
     x = tg.tensor([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.0, 2.0, 4.0]], requires_grad=True)
     x.prod(1).sum().backward()
@@ -319,15 +319,15 @@ def test_searching_and_unique():
     assert values.tolist() == [1, 3] and inverse.tolist() == [1, 0, 1] and counts.tolist() == [1, 2]
 
 
-# --- coverage: every name of issue 12's items 1, 2, 3 and 5 ---------------------------------------
-ITEM_1 = """sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh expm1 log1p log2 log10 exp2
-floor ceil round trunc frac sign abs reciprocal square rsqrt erf erfc erfinv lerp hypot logaddexp
-fmod remainder floor_divide div copysign isnan isinf isfinite nan_to_num logical_and logical_or
-logical_not logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not
-add sub mul neg pow""".split()
-ITEM_3 = """prod logsumexp cumsum cumprod cummax cummin logcumsumexp std_mean var_mean all any
+# --- coverage: every math name a course uses exists -----------------------------------------------
+ELEMENTWISE = """sin cos tan asin acos atan atan2 sinh cosh asinh acosh atanh expm1 log1p log2 log10
+exp2 floor ceil round trunc frac sign abs reciprocal square rsqrt erf erfc erfinv lerp hypot
+logaddexp fmod remainder floor_divide div copysign isnan isinf isfinite nan_to_num logical_and
+logical_or logical_not logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not add sub mul neg
+pow""".split()
+REDUCTIONS = """prod logsumexp cumsum cumprod cummax cummin logcumsumexp std_mean var_mean all any
 count_nonzero median mode kthvalue norm aminmax""".split()
-ITEM_5 = "sort argsort topk msort searchsorted bucketize unique".split()
+SORTING = "sort argsort topk msort searchsorted bucketize unique".split()
 NOT_TENSOR_METHODS = {"std_mean", "var_mean", "searchsorted", "bucketize"}  # as in PyTorch
 ACTIVATIONS = """leaky_relu elu selu celu gelu silu mish softplus softsign hardtanh relu6
 hardsigmoid hardswish logsigmoid tanhshrink softmin glu prelu""".split()
@@ -336,8 +336,8 @@ Hardsigmoid Hardswish LogSigmoid Tanhshrink Softmin GLU PReLU""".split()
 OPERATORS = "__mod__ __rmod__ __floordiv__ __rfloordiv__ __and__ __or__ __xor__ __invert__".split()
 
 
-def test_every_name_of_items_1_2_3_5_exists():
-    names = ITEM_1 + ITEM_3 + ITEM_5
+def test_every_elementwise_reduction_sorting_and_activation_name_exists():
+    names = ELEMENTWISE + REDUCTIONS + SORTING
     missing = [f"tg.{n}" for n in names if not callable(getattr(tg, n, None))]
     missing += [f"Tensor.{n}" for n in names + OPERATORS if n not in NOT_TENSOR_METHODS
                 and not callable(getattr(tg.Tensor, n, None))]  # fmt: skip

@@ -1,6 +1,6 @@
 """Indexing, shape ops, F.pad / one_hot / normalize, products, einsum and tg.linalg: the maths
 stated with small hand-checked numbers, the edge cases (0-d, empty, negative dims), the
-errors PyTorch raises, and a coverage list of every name issue 12 asks for (items 4 and 6).
+errors PyTorch raises, and a coverage list of every indexing, shape and product name.
 The op table (testing/op_cases_shape.py) adds gradcheck, gradgradcheck and NumPy formulas."""
 
 import numpy as np
@@ -28,7 +28,7 @@ FUNCTIONAL = ["one_hot", "pad", "normalize"]
 LINALG = ["norm", "vector_norm", "matrix_norm"]
 
 
-def test_every_name_of_items_4_and_6_exists():
+def test_every_indexing_shape_and_product_name_exists():
     missing = [f"tg.{n}" for n in FUNCTIONS if not callable(getattr(tg, n, None))]
     missing += [f"Tensor.{n}" for n in METHODS if not callable(getattr(tg.Tensor, n, None))]
     missing += [f"F.{n}" for n in FUNCTIONAL if not callable(getattr(F, n, None))]

@@ -1,4 +1,4 @@
-"""The standard math ops (issue 12) against PyTorch: values and gradients, with broadcasting,
+"""The standard math ops against PyTorch: values and gradients, with broadcasting,
 negative dims, 0-d and empty inputs and non-default arguments. The op-table cases
 (`testing/op_cases_math.py`) run through tests/oracle/test_oracle_ops.py as well."""
 
@@ -47,7 +47,7 @@ def assert_same(fn, *arrays, grad=True, rtol=1e-10, atol=1e-12):
             np.testing.assert_allclose(o, t, rtol=rtol, atol=atol, equal_nan=True)
 
 
-# --- item 10 -------------------------------------------------------------------------------------
+# --- min and max: ties, NaN, integers and bools ---------------------------------------------------
 @pytest.mark.parametrize(
     "a, b",
     [
@@ -70,7 +70,7 @@ def test_min_of_integers_and_bools(values):
     assert_same(lambda lib, x: tuple(x.min(dim=0)), values)
 
 
-# --- item 1 ---------------------------------------------------------------------------------------
+# --- elementwise ----------------------------------------------------------------------------------
 RNG = np.random.default_rng(0)
 UNIT = RNG.uniform(-0.95, 0.95, (2, 3))
 
@@ -153,7 +153,7 @@ def test_integer_arithmetic_and_bitwise(fn):
     assert_same(fn, np.array([7, -7, 7, -7, 0]), np.array([2, 2, -2, -3, 5]))
 
 
-# --- item 2 ---------------------------------------------------------------------------------------
+# --- activations ----------------------------------------------------------------------------------
 ACTIVATIONS = [
     ("leaky_relu", {}),
     ("leaky_relu", {"negative_slope": -0.3}),
@@ -253,7 +253,7 @@ def test_prelu_module_learns_its_slopes_like_pytorch():
     np.testing.assert_allclose(ours.weight.grad.data, theirs.weight.grad.numpy(), rtol=1e-6)
 
 
-# --- item 3 ---------------------------------------------------------------------------------------
+# --- reductions and scans -------------------------------------------------------------------------
 WITH_ZEROS = np.array([[2.0, 0.0, -1.5, 3.0], [0.0, 0.0, 2.0, -1.0], [1.5, -0.5, 2.0, 4.0]])
 TIES = np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [np.nan, 1.0, -2.0, -2.0, 5.0]])
 
@@ -345,7 +345,7 @@ def test_integer_products_and_sums_are_int64(dtype):
     assert_same(lambda lib, x: (x.prod(), x.prod(1), x.cumsum(0), x.cumprod(1)), x)
 
 
-# --- item 5 ---------------------------------------------------------------------------------------
+# --- sorting --------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "values",
     [
