@@ -1,5 +1,6 @@
-"""NumPy ufuncs on Tensors follow one rule (tensor_methods/numpy_interop.py): the Tensor
-operation when there is one, a TypeError instead of an array cut from the graph, else a Tensor."""
+"""NumPy meeting a Tensor. Memory: np.asarray, from_numpy and DLPack share it. Ufuncs on Tensors
+follow one rule (tensor_methods/numpy_interop.py): the Tensor operation when there is one, a
+TypeError instead of an array cut from the graph, else a Tensor."""
 
 import numpy as np
 import pytest
@@ -69,3 +70,48 @@ def test_out_writes_into_arrays_in_place():
     with tg.no_grad():
         np.multiply(p, 0.0, out=p)
     assert p.tolist() == [0.0, 0.0]
+
+
+# --- shared memory --------------------------------------------------------------------------------
+def test_np_asarray_shares_memory():
+    t = tg.tensor([1.0, 2.0])
+    a = np.asarray(t)
+    assert np.shares_memory(a, t.numpy())
+    a[0] = 9.0
+    assert t.tolist() == [9.0, 2.0]
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def test_from_numpy_shares_memory_both_ways():
+    a = np.array([1.0, 2.0, 3.0])
+    t = tg.from_numpy(a)
+    assert t.dtype == tg.float64
+    a[0] = 10.0
+    assert t.tolist()[0] == 10.0
+    t.numpy()[1] = 20.0
+    assert a[1] == 20.0
+    with pytest.raises(TypeError):
+        tg.from_numpy([1.0, 2.0])
+
+
+@pytest.mark.oracle
+def test_dlpack_lets_torch_see_the_same_memory():
+    torch = pytest.importorskip("torch")
+    t = tg.tensor([1.0, 2.0, 3.0])
+    seen = torch.from_dlpack(t)
+    assert seen.dtype == torch.float32 and seen.shape == (3,)
+    np.asarray(t)[1] = 42.0  # write through NumPy ...
+    assert seen[1].item() == 42.0  # ... and torch sees it
+    seen[2] = -1.0
+    assert t.tolist() == [1.0, 42.0, -1.0]
+
+
+# --- ufuncs ---------------------------------------------------------------------------------------
+def test_numpy_array_with_a_tensor_is_the_differentiable_tensor_op():
+    t = tg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = np.array([2.0, 2.0, 2.0]) * t
+    assert isinstance(y, tg.Tensor) and y.grad_fn is not None
+    y.sum().backward()
+    assert t.grad.tolist() == [2.0, 2.0, 2.0]
+    assert (np.ones(3) < t).tolist() == [False, True, True]
+    np.testing.assert_allclose(np.exp(t), np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
