@@ -7,6 +7,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from test_layout import MAX_LINES, files_longer_than_a_sitting
 
+import tinygrad_norm as tg
+
 # tests/programs/ holds PyTorch scripts that tests run in subprocesses; importing one (for
 # --doctest-modules) would run it.
 collect_ignore = ["programs"]
@@ -17,6 +19,16 @@ def _restore_numpy_printoptions():
     """Undo any ``np.set_printoptions`` a test makes, so output never depends on test order."""
     with np.printoptions():
         yield
+
+
+@pytest.fixture
+def default_float64():
+    """Make float64 the default dtype for one test, and always put float32 back."""
+    tg.set_default_dtype(tg.float64)
+    try:
+        yield
+    finally:
+        tg.set_default_dtype(tg.float32)
 
 
 # --- Hypothesis profiles (tests/ops/test_properties.py) -----------------------------------------

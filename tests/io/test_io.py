@@ -345,3 +345,25 @@ def test_a_plain_npz_of_arrays_still_loads(tmp_path):
     loaded = load(tmp_path / "plain.npz")
     assert list(loaded) == ["a", "b"] and loaded["b"].dtype == np.float32
     np.testing.assert_array_equal(loaded["a"], [0, 1, 2])
+
+
+# --- a dict of tensors, as torch.save -------------------------------------------------------------
+
+
+def test_save_load_round_trip_of_a_dict_of_tensors(tmp_path):
+    state = {
+        "weight": tg.randn(3, 4),
+        "bias": tg.tensor([1.0, -2.0], dtype=tg.float64),
+        "step": tg.tensor(7),
+        "mask": tg.tensor([True, False]),
+    }
+    path = tmp_path / "model.npz"
+    tg.save(state, path)
+    loaded = tg.load(path)
+    assert set(loaded) == set(state)
+    for name, tensor in state.items():
+        assert isinstance(loaded[name], tg.Tensor)  # the same structure back, as torch.load
+        assert loaded[name].dtype == tensor.dtype and loaded[name].shape == tensor.shape
+        np.testing.assert_array_equal(loaded[name], tensor.numpy())
+    restored = tg.tensor(loaded["weight"])
+    assert restored.dtype == tg.float32
