@@ -1,12 +1,11 @@
 """The autograd engine (SPEC §2): what backward() stores where, hooks, the graph and its
-release, higher-order gradients, autograd.grad, grad mode per thread, custom Functions,
-deep graphs and the global random generator.
+release, higher-order gradients, autograd.grad, custom Functions and deep graphs. (Grad modes:
+test_grad_mode.py.)
 
 Every expected gradient is worked out by hand in a comment or computed with NumPy.
 """
 
 import gc
-import threading
 import time
 import tracemalloc
 import weakref
@@ -414,75 +413,6 @@ def test_autograd_grad_frees_the_graph_unless_asked():
         tg.autograd.grad(z, x)
 
 
-# --- grad mode ----------------------------------------------------------------------------------
-
-
-def test_no_grad_and_enable_grad_as_context_managers():
-    x = tg.ones(2, requires_grad=True)
-    assert tg.is_grad_enabled()
-    with tg.no_grad():
-        assert not tg.is_grad_enabled()
-        y = x * 2.0
-        with tg.enable_grad():
-            assert tg.is_grad_enabled()
-            w = x * 2.0
-        assert not tg.is_grad_enabled()
-    assert tg.is_grad_enabled()
-    assert not y.requires_grad and y.grad_fn is None
-    assert w.requires_grad and repr(w.grad_fn) == "<MulBackward>"
-
-
-def test_no_grad_and_enable_grad_as_decorators():
-    x = tg.ones(2, requires_grad=True)
-
-    @tg.no_grad()
-    def evaluate(t):
-        """Doc kept by functools.wraps."""
-        return t * 2.0
-
-    @tg.enable_grad()
-    def train(t):
-        return t * 2.0
-
-    assert not evaluate(x).requires_grad
-    assert evaluate.__name__ == "evaluate" and evaluate.__doc__.startswith("Doc kept")
-    assert tg.is_grad_enabled()
-    with tg.no_grad():
-        assert train(x).requires_grad
-        assert not tg.is_grad_enabled()
-
-
-def test_grad_mode_is_restored_after_an_exception():
-    with pytest.raises(KeyError), tg.no_grad():
-        raise KeyError("inside no_grad")
-    assert tg.is_grad_enabled()
-
-
-def test_no_grad_is_per_thread():
-    x = tg.ones(2, requires_grad=True)
-    inside_no_grad, other_done = threading.Event(), threading.Event()
-    results = {}
-
-    def evaluating():
-        with tg.no_grad():
-            inside_no_grad.set()
-            other_done.wait(10)  # stay inside no_grad while the other thread records
-            results["evaluating"] = (x * 2.0).requires_grad
-
-    def training():
-        inside_no_grad.wait(10)
-        y = x * 2.0
-        results["training"] = (y.requires_grad, tg.is_grad_enabled(), y.grad_fn is not None)
-        other_done.set()
-
-    threads = [threading.Thread(target=evaluating), threading.Thread(target=training)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(20)
-    assert results == {"evaluating": False, "training": (True, True, True)}
-
-
 # --- custom Functions ---------------------------------------------------------------------------
 
 
@@ -623,32 +553,7 @@ def test_a_deep_unreleased_graph_can_be_dropped():
     assert x.grad is None
 
 
-# --- randomness ---------------------------------------------------------------------------------
-
-
-def test_manual_seed_makes_random_ops_repeatable():
-    tg.manual_seed(1234)
-    first = (tg.randn(5).numpy(), tg.rand(2, 2).numpy(), tg.randint(0, 100, size=(4,)).numpy())
-    tg.manual_seed(1234)
-    second = (tg.randn(5).numpy(), tg.rand(2, 2).numpy(), tg.randint(0, 100, size=(4,)).numpy())
-    for a, b in zip(first, second):
-        np.testing.assert_array_equal(a, b)
-    tg.manual_seed(4321)
-    assert not np.array_equal(tg.randn(5).numpy(), first[0])
-
-
-def test_fork_rng_restores_the_generator_state():
-    tg.manual_seed(7)
-    with tg.random.fork_rng():
-        inside = tg.randn(10).numpy()
-    after = tg.randn(10).numpy()
-    np.testing.assert_array_equal(inside, after)  # the draws inside did not advance it
-
-    tg.manual_seed(7)
-    with pytest.raises(KeyError), tg.random.fork_rng():
-        tg.randn(3)
-        raise KeyError("restored even on an exception")
-    np.testing.assert_array_equal(tg.randn(10).numpy(), inside)
+# --- arrays a Function stores on ctx are freed with the graph -------------------------------------
 
 
 class _KeepsPositive(tg.autograd.Function):

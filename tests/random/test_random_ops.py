@@ -21,6 +21,32 @@ def gen(seed=0):
     return tg.Generator().manual_seed(seed)
 
 
+# --- the global generator: manual_seed and fork_rng -----------------------------------------------
+def test_manual_seed_makes_random_ops_repeatable():
+    tg.manual_seed(1234)
+    first = (tg.randn(5).numpy(), tg.rand(2, 2).numpy(), tg.randint(0, 100, size=(4,)).numpy())
+    tg.manual_seed(1234)
+    second = (tg.randn(5).numpy(), tg.rand(2, 2).numpy(), tg.randint(0, 100, size=(4,)).numpy())
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    tg.manual_seed(4321)
+    assert not np.array_equal(tg.randn(5).numpy(), first[0])
+
+
+def test_fork_rng_restores_the_generator_state():
+    tg.manual_seed(7)
+    with tg.random.fork_rng():
+        inside = tg.randn(10).numpy()
+    after = tg.randn(10).numpy()
+    np.testing.assert_array_equal(inside, after)  # the draws inside did not advance it
+
+    tg.manual_seed(7)
+    with pytest.raises(KeyError), tg.random.fork_rng():
+        tg.randn(3)
+        raise KeyError("restored even on an exception")
+    np.testing.assert_array_equal(tg.randn(10).numpy(), inside)
+
+
 # --- Generator --------------------------------------------------------------------------------
 RANDOM_CALLS = {
     "randn": lambda g: tg.randn(2, 3, generator=g),
