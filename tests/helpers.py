@@ -7,6 +7,7 @@ its bare name.
 import numpy as np
 
 import tinygrad_norm as tg
+from tinygrad_norm import nn
 
 
 def randn(*shape, seed=0):
@@ -46,6 +47,58 @@ class ForgotTheTwo(Square):
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
         return grad_output * x  # should be grad_output * 2 * x
+
+
+# Small modules of our own for the nn.Module tests (tests/nn/test_module.py, test_state_dict.py):
+# they depend on nothing but Module and Parameter.
+class Affine(nn.Module):
+    """y = x @ W.T + b: a Linear of our own, so these tests depend on nothing but Module."""
+
+    def __init__(self, n_in, n_out, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = n_in, n_out
+        self.weight = nn.Parameter(tg.randn(n_out, n_in))
+        self.bias = nn.Parameter(tg.randn(n_out)) if bias else None
+
+    def extra_repr(self):
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
+
+    def forward(self, x):
+        y = x @ self.weight.T
+        return y if self.bias is None else y + self.bias
+
+
+class Net(nn.Module):
+    """Own parameter assigned after a child, a buffer of each kind, a tied weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(Affine(2, 3), Affine(3, 3))
+        self.scale = nn.Parameter(tg.ones(1))
+        self.head = Affine(3, 2)
+        self.register_buffer("steps", tg.zeros(1, dtype=tg.int64))
+        self.register_buffer("mask", tg.ones(2), persistent=False)
+
+    def forward(self, x):
+        return self.head(self.body(x)) * self.scale
+
+
+def snapshot(module):
+    """A copy of every parameter and buffer, by name (duplicates included)."""
+    state = module.state_dict()
+    state.update({f"buffer:{k}": b for k, b in module.named_buffers()})
+    return {k: np.array(v.numpy(), copy=True) for k, v in state.items()}
+
+
+def assert_unchanged(module, before):
+    after = snapshot(module)
+    assert after.keys() == before.keys()
+    for name in before:
+        assert after[name].dtype == before[name].dtype, name
+        np.testing.assert_array_equal(after[name], before[name], err_msg=name)
 
 
 UNPICKLED = []  # what unpickling RunsCodeWhenUnpickled recorded: empty while loaders are safe

@@ -171,6 +171,41 @@ def test_embedding_float_indices_are_a_clear_error():
         nn.Embedding(7, 2)(tg.tensor([0.0, 1.0]))
 
 
+def test_embedding_padding_row_is_zero_and_gets_no_gradient():
+    emb = nn.Embedding(5, 3, padding_idx=1)
+    assert not emb.weight[1].numpy().any()
+    emb(tg.tensor([[1, 2, 1]])).sum().backward()
+    assert not emb.weight.grad[1].numpy().any() and emb.weight.grad[2].tolist() == [1.0] * 3
+
+
+def test_embedding_from_pretrained_shares_and_freezes():
+    table = tg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    emb = nn.Embedding.from_pretrained(table, padding_idx=0)
+    assert emb.weight.numpy() is table.numpy() and not emb.weight.requires_grad
+    assert emb(tg.tensor([0, 2])).tolist() == [[1.0, 2.0], [5.0, 6.0]]  # row 0 kept
+    trainable = nn.Embedding.from_pretrained(table, freeze=False)
+    trainable(tg.tensor([2, 2])).sum().backward()
+    assert trainable.weight.grad.tolist() == [[0.0, 0.0], [0.0, 0.0], [2.0, 2.0]]
+    assert repr(emb) == "Embedding(3, 2, padding_idx=0)"
+    with pytest.raises(ValueError, match="2-dimensional"):
+        nn.Embedding.from_pretrained(tg.ones(3))
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        nn.Embedding(3, 2, max_norm=1.0)
+
+
+@pytest.mark.oracle
+def test_embedding_with_padding_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    theirs = torch.nn.Embedding(6, 3, padding_idx=2).double()
+    ours = nn.Embedding(6, 3, padding_idx=2).double()
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    index = np.array([[2, 0, 2], [5, 2, 0]])
+    g = randn(2, 3, 3)
+    (theirs(torch.tensor(index)) * torch.tensor(g)).sum().backward()
+    (ours(tg.tensor(index)) * tg.tensor(g)).sum().backward()
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-12)
+
+
 # --- activations ---------------------------------------------------------------------------------
 def _erf(x):
     return np.vectorize(math.erf)(x)

@@ -1,64 +1,16 @@
-"""nn.Module, nn.Parameter and the containers: registration, walking the tree,
-state_dict / load_state_dict (check everything, then copy in place), dtype conversion, repr."""
+"""nn.Module, nn.Parameter and the containers (Sequential, ModuleList, ModuleDict, ParameterList,
+ParameterDict): registration, walking the tree, modes, dtype conversion, repr. (state_dict /
+load_state_dict: test_state_dict.py; hooks: test_module_hooks.py.)"""
 
 import copy
 from collections import OrderedDict
 
 import numpy as np
 import pytest
+from helpers import Affine, Net
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
-
-
-class Affine(nn.Module):
-    """y = x @ W.T + b: a Linear of our own, so these tests depend on nothing but Module."""
-
-    def __init__(self, n_in, n_out, bias=True):
-        super().__init__()
-        self.in_features, self.out_features = n_in, n_out
-        self.weight = nn.Parameter(tg.randn(n_out, n_in))
-        self.bias = nn.Parameter(tg.randn(n_out)) if bias else None
-
-    def extra_repr(self):
-        return (
-            f"in_features={self.in_features}, out_features={self.out_features}, "
-            f"bias={self.bias is not None}"
-        )
-
-    def forward(self, x):
-        y = x @ self.weight.T
-        return y if self.bias is None else y + self.bias
-
-
-class Net(nn.Module):
-    """Own parameter assigned after a child, a buffer of each kind, a tied weight."""
-
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Sequential(Affine(2, 3), Affine(3, 3))
-        self.scale = nn.Parameter(tg.ones(1))
-        self.head = Affine(3, 2)
-        self.register_buffer("steps", tg.zeros(1, dtype=tg.int64))
-        self.register_buffer("mask", tg.ones(2), persistent=False)
-
-    def forward(self, x):
-        return self.head(self.body(x)) * self.scale
-
-
-def snapshot(module):
-    """A copy of every parameter and buffer, by name (duplicates included)."""
-    state = module.state_dict()
-    state.update({f"buffer:{k}": b for k, b in module.named_buffers()})
-    return {k: np.array(v.numpy(), copy=True) for k, v in state.items()}
-
-
-def assert_unchanged(module, before):
-    after = snapshot(module)
-    assert after.keys() == before.keys()
-    for name in before:
-        assert after[name].dtype == before[name].dtype, name
-        np.testing.assert_array_equal(after[name], before[name], err_msg=name)
 
 
 # --- Parameter -----------------------------------------------------------------------------------
@@ -260,6 +212,26 @@ def test_modules_and_parameters_follow_the_named_walk():
     assert list(net.parameters(recurse=False)) == list(net._parameters.values())
 
 
+@pytest.mark.oracle
+def test_named_parameters_options_requires_grad_and_get_submodule_like_pytorch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for mod in (nn, torch.nn):
+        shared = mod.Linear(2, 2)
+        model = mod.Sequential(shared, mod.Sequential(mod.Tanh(), shared), mod.LSTM(2, 3))
+        results.append(
+            (
+                [n for n, _ in model.named_parameters(prefix="net")],
+                [n for n, _ in model.named_parameters(remove_duplicate=False)],
+                [n for n, _ in model[1].named_parameters(recurse=False)],
+                type(model.get_submodule("1.1")).__name__,
+                sum(p.numel() for p in model.parameters()),
+                [p.requires_grad for p in model.requires_grad_(False).parameters()],
+            )
+        )
+    assert results[0] == results[1]
+
+
 # --- modes and gradients -------------------------------------------------------------------------
 def test_train_and_eval_reach_every_module():
     net = Net()
@@ -298,163 +270,6 @@ def test_apply_visits_children_first_then_self():
     assert visited == ["Affine", "Affine", "Sequential", "Affine", "Net"]
     net.apply(lambda m: nn.init.zeros_(m.bias) if isinstance(m, Affine) else None)
     assert all(not m.bias.numpy().any() for m in net.modules() if isinstance(m, Affine))
-
-
-# --- state_dict / load_state_dict ----------------------------------------------------------------
-def test_state_dict_keys_values_and_shared_memory():
-    net = Net()
-    state = net.state_dict()
-    assert isinstance(state, OrderedDict)
-    assert list(state) == [
-        "scale",
-        "steps",
-        "body.0.weight",
-        "body.0.bias",
-        "body.1.weight",
-        "body.1.bias",
-        "head.weight",
-        "head.bias",
-    ]  # "mask" is a non-persistent buffer
-    for value in state.values():
-        assert type(value) is tg.Tensor and not value.requires_grad and value.grad_fn is None
-    assert state["head.weight"].numpy() is net.head.weight.numpy()
-    state["head.weight"].numpy()[0, 0] = 42.0
-    assert net.head.weight.numpy()[0, 0] == 42.0
-    assert net.state_dict(keep_vars=True)["head.weight"] is net.head.weight
-
-
-def test_load_state_dict_from_numpy_arrays_and_from_tensors():
-    source, target = Net(), Net()
-    target_params = list(target.parameters())
-    arrays = {k: np.array(v.numpy(), copy=True) + 1 for k, v in source.state_dict().items()}
-    result = target.load_state_dict(arrays)
-    assert result == ([], []) and result.missing_keys == [] and result.unexpected_keys == []
-    for name, value in target.state_dict().items():
-        np.testing.assert_array_equal(value.numpy(), arrays[name])
-    # The same Parameter objects, with their own memory (not the checkpoint's).
-    assert list(target.parameters()) == target_params
-    assert target.head.weight.numpy() is not arrays["head.weight"]
-    target.load_state_dict(source.state_dict())  # Tensors
-    for (name, a), b in zip(source.state_dict().items(), target.state_dict().values()):
-        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
-        assert a.numpy() is not b.numpy()
-
-
-def test_load_state_dict_reports_every_problem_in_one_error_and_changes_nothing():
-    net = Net()
-    state = {k: np.array(v.numpy(), copy=True) + 1 for k, v in net.state_dict().items()}
-    del state["head.bias"]  # missing
-    state["body.0.weight"] = np.zeros((9, 9), np.float32)  # wrong shape
-    state["scale"] = np.ones(1, np.float64)  # wrong dtype
-    state["extra.weight"] = np.zeros(1, np.float32)  # unexpected
-    before = snapshot(net)
-    with pytest.raises(RuntimeError) as info:
-        net.load_state_dict(state)
-    message = str(info.value)
-    assert "missing key(s): 'head.bias'" in message
-    assert "unexpected key(s): 'extra.weight'" in message
-    assert "size mismatch for 'body.0.weight'" in message and "(9, 9)" in message
-    assert "(3, 2)" in message
-    assert "dtype mismatch for 'scale'" in message and "float64" in message
-    assert "nothing was changed" in message
-    # Every other entry was valid and would have been copied: none was.
-    assert_unchanged(net, before)
-
-
-def test_load_state_dict_missing_key_and_wrong_shape_only():
-    net = Net()
-    state = {k: np.array(v.numpy(), copy=True) * 0 for k, v in net.state_dict().items()}
-    del state["steps"]
-    state["head.weight"] = np.zeros((3, 2), np.float32)
-    before = snapshot(net)
-    with pytest.raises(RuntimeError, match="(?s)missing key.*'steps'.*size mismatch.*head.weight"):
-        net.load_state_dict(state)
-    assert_unchanged(net, before)
-
-
-def test_unexpected_key_alone_is_an_error_when_strict():
-    net = Net()
-    state = dict(net.state_dict(), **{"head.scale": tg.zeros(1)})
-    before = snapshot(net)
-    with pytest.raises(RuntimeError, match="unexpected key.*'head.scale'"):
-        net.load_state_dict({k: v.numpy() + 1 for k, v in state.items()})
-    assert_unchanged(net, before)
-
-
-def test_dtype_mismatch_alone_is_an_error():
-    net = Net()
-    state = {k: v.numpy() for k, v in net.state_dict().items()}
-    state["head.bias"] = state["head.bias"].astype(np.float64)
-    with pytest.raises(RuntimeError, match="dtype mismatch for 'head.bias'.*model.to"):
-        net.load_state_dict(state)
-
-
-def test_non_strict_loads_what_matches_and_returns_the_rest():
-    net = Net()
-    new_weight = np.full((2, 3), 7.0, np.float32)
-    result = net.load_state_dict({"head.weight": new_weight, "junk": np.zeros(1)}, strict=False)
-    assert result.unexpected_keys == ["junk"]
-    assert "head.weight" not in result.missing_keys and "head.bias" in result.missing_keys
-    assert len(result.missing_keys) == 7
-    np.testing.assert_array_equal(net.head.weight.numpy(), new_weight)
-    # A shape mismatch is an error even when not strict (as in PyTorch).
-    with pytest.raises(RuntimeError, match="size mismatch"):
-        net.load_state_dict({"head.weight": np.zeros((1, 1), np.float32)}, strict=False)
-
-
-def test_a_tied_parameter_loads_from_either_name():
-    def tied_net():
-        net = Net()
-        net.tied = Affine(2, 3)
-        net.tied.weight = net.body[0].weight
-        return net
-
-    net = tied_net()
-    state = {k: np.array(v.numpy(), copy=True) for k, v in tied_net().state_dict().items()}
-    for drop in ("tied.weight", "body.0.weight"):
-        one_name = {k: v for k, v in state.items() if k != drop}
-        assert net.load_state_dict(one_name) == ([], [])
-        np.testing.assert_array_equal(net.tied.weight.numpy(), state["body.0.weight"])
-        assert net.tied.weight is net.body[0].weight
-    conflicting = dict(state, **{"tied.weight": state["tied.weight"] + 1})
-    with pytest.raises(RuntimeError, match="tied"):
-        net.load_state_dict(conflicting)
-
-
-def test_filter_state_dict_hook_drops_foreign_entries():
-    class Checkpointed(Affine):
-        def _filter_state_dict(self, state):
-            return {k: v for k, v in state.items() if not k.endswith(".masked_bias")}
-
-    layer = Checkpointed(2, 3)
-    state = {k: v.numpy() * 2 for k, v in layer.state_dict().items()}
-    state["attn.masked_bias"] = np.zeros(1)
-    expected = state["weight"].copy()
-    layer.load_state_dict(state)
-    np.testing.assert_array_equal(layer.weight.numpy(), expected)
-
-
-def test_save_and_load_round_trip(tmp_path):
-    source, target = Net(), Net()
-    source.steps.numpy()[...] = 5
-    path = tmp_path / "net.npz"
-    tg.save(source.state_dict(), path)
-    target.load_state_dict(tg.load(path))
-    for (name, a), b in zip(source.state_dict().items(), target.state_dict().values()):
-        assert a.dtype == b.dtype
-        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=name)
-    x = tg.randn(4, 2)
-    np.testing.assert_array_equal(source(x).numpy(), target(x).numpy())
-
-
-def test_optimizer_keeps_working_after_load_state_dict():
-    net = Net()
-    opt = tg.optim.SGD(net.parameters(), lr=0.5)
-    net.load_state_dict({k: v.numpy() * 0 + 1 for k, v in Net().state_dict().items()})
-    net(tg.ones(1, 2)).sum().backward()
-    expected = net.head.bias.numpy() - 0.5 * net.head.bias.grad.numpy()
-    opt.step()
-    np.testing.assert_allclose(net.head.bias.numpy(), expected)
 
 
 # --- dtype conversion ----------------------------------------------------------------------------
@@ -587,3 +402,44 @@ def test_repr_with_a_multiline_extra_repr_and_children():
     assert repr(Block()) == (
         "Block(\n  eps=1e-05\n  (fc): Affine(in_features=1, out_features=1, bias=True)\n)"
     )
+
+
+def test_parameter_list_registers_and_wraps():
+    params = nn.ParameterList([tg.zeros(2, 3), nn.Parameter(tg.ones(3))])
+    params.append(tg.ones(1))
+    params += [tg.ones(4)]
+    assert [n for n, _ in params.named_parameters()] == ["0", "1", "2", "3"]
+    assert all(isinstance(p, nn.Parameter) for p in params) and len(params) == 4
+    assert params[-1].shape == (4,) and len(params[1:3]) == 2
+    model = nn.Module()
+    model.weights = params
+    assert list(model.state_dict()) == ["weights.0", "weights.1", "weights.2", "weights.3"]
+    optimizer = tg.optim.SGD(model.parameters(), lr=1.0)
+    sum(p.sum() for p in params).backward()
+    optimizer.step()
+    assert params[0].tolist() == [[-1.0] * 3] * 2
+
+
+def test_parameter_dict_keeps_order_and_wraps():
+    params = nn.ParameterDict({"b": tg.zeros(2)})
+    params["a"] = tg.ones(3)
+    params.update([("c", nn.Parameter(tg.ones(1)))])
+    assert list(params) == ["b", "a", "c"] and "a" in params
+    assert isinstance(params["a"], nn.Parameter)
+    assert [n for n, _ in params.named_parameters()] == ["b", "a", "c"]
+    assert params.pop("b").shape == (2,) and list(params.keys()) == ["a", "c"]
+    assert params.get("zzz") is None
+
+
+@pytest.mark.oracle
+def test_parameter_containers_repr_like_pytorch():
+    torch = pytest.importorskip("torch")
+    for lib, mod in ((tg, nn), (torch, torch.nn)):
+        holder = mod.Module()
+        holder.plist = mod.ParameterList([lib.zeros(2, 3), lib.ones(3)])
+        holder.pdict = mod.ParameterDict({"a": lib.zeros(2)})
+        holder.one = mod.ParameterList([lib.zeros(2)])
+        if lib is tg:
+            ours = repr(holder)
+        else:
+            assert ours == repr(holder)
