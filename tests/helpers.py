@@ -15,6 +15,11 @@ def randn(*shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
 
 
+def t64(array, requires_grad=False):
+    """`array` as a float64 Tensor (the dtype gradient checks need)."""
+    return tg.tensor(np.asarray(array, dtype=np.float64), requires_grad=requires_grad)
+
+
 def perturbed(module, seed=1):
     """`module` in float64, with parameters moved off their init (so swapped gates would show)."""
     module = module.double()

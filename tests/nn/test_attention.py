@@ -5,17 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from helpers import randn
+from helpers import randn, t64
 
 import tinygrad_norm as tg
 from tinygrad_norm import nn
 from tinygrad_norm.nn import functional as F
 
 D, NH, N_CTX = 8, 2, 6
-
-
-def t64(array, requires_grad=False):
-    return tg.tensor(np.asarray(array, dtype=np.float64), requires_grad=requires_grad)
 
 
 def make_attention(seed=0, **kwargs):

@@ -1,14 +1,17 @@
-"""Losses: the identities that define them, their stability, gradients and errors. (Values
-and gradients against NumPy formulas: the op table, tests/ops/test_ops.py; against PyTorch:
-tests/oracle/test_oracle_losses.py.)"""
+"""Losses: the identities that define them, their stability, gradients and errors, and the loss
+modules (CrossEntropyLoss, NLLLoss, MSELoss) against NumPy formulas and check_module. (Values
+and gradients of the functions against NumPy formulas: the op table, tests/ops/test_ops.py;
+against PyTorch: tests/oracle/test_oracle_losses.py.)"""
 
 import itertools
 
 import numpy as np
 import pytest
+from helpers import randn, t64
 
 import tinygrad_norm as tg
 import tinygrad_norm.nn.functional as F
+from tinygrad_norm import nn
 
 rng = np.random.default_rng(0)
 
@@ -235,3 +238,84 @@ def test_kl_div_gradchecks_at_positive_targets():
     target = tg.tensor(rng.dirichlet(np.ones(3), 2), requires_grad=True)
     assert tg.gradcheck(lambda a, b: F.kl_div(a, b, reduction="sum"), (x, target))
     assert tg.gradgradcheck(lambda a, b: F.kl_div(a, b, reduction="batchmean"), (x, target))
+
+
+# --- the loss modules -----------------------------------------------------------------------------
+RTOL = 1e-12
+LOGITS = randn(5, 4, seed=3)
+TARGET = np.array([1, 0, 3, 2, 3])
+
+
+def _log_softmax(x):
+    shifted = x - x.max(1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+
+
+def test_cross_entropy_loss_equals_numpy():
+    logp = _log_softmax(LOGITS)
+    picked = -logp[np.arange(5), TARGET]
+    loss = nn.CrossEntropyLoss()(t64(LOGITS), tg.tensor(TARGET))
+    np.testing.assert_allclose(loss.item(), picked.mean(), rtol=RTOL)
+    none = nn.CrossEntropyLoss(reduction="none")(t64(LOGITS), tg.tensor(TARGET))
+    np.testing.assert_allclose(none.numpy(), picked, rtol=RTOL)
+
+
+def test_cross_entropy_loss_weight_ignore_index_and_label_smoothing():
+    weight = np.array([1.0, 0.5, 2.0, 1.5])
+    target = np.array([1, 0, -1, 2, 3])
+    eps = 0.2
+    logp = _log_softmax(LOGITS)
+    valid = target != -1
+    safe = np.where(valid, target, 0)
+    w_t = np.where(valid, weight[safe], 0)
+    # PyTorch's rule: (1 - eps) * the weighted NLL + eps / C * the weighted sum over classes
+    nll = -logp[np.arange(5), safe] * w_t
+    smooth = -(logp * weight).sum(1) * valid / 4
+    expected = ((1 - eps) * nll + eps * smooth).sum() / w_t.sum()
+    loss_fn = nn.CrossEntropyLoss(t64(weight), ignore_index=-1, label_smoothing=eps)
+    np.testing.assert_allclose(loss_fn(t64(LOGITS), tg.tensor(target)).item(), expected, rtol=RTOL)
+
+
+def test_nll_loss_equals_numpy_and_log_softmax_then_nll_is_cross_entropy():
+    weight = np.array([1.0, 0.5, 2.0, 1.5])
+    logp = _log_softmax(LOGITS)
+    expected = -(logp[np.arange(5), TARGET] * weight[TARGET]).sum() / weight[TARGET].sum()
+    loss = nn.NLLLoss(t64(weight))(t64(logp), tg.tensor(TARGET))
+    np.testing.assert_allclose(loss.item(), expected, rtol=RTOL)
+    x = t64(LOGITS)
+    composed = nn.NLLLoss()(nn.LogSoftmax(dim=1)(x), tg.tensor(TARGET))
+    np.testing.assert_allclose(
+        composed.item(), nn.CrossEntropyLoss()(x, tg.tensor(TARGET)).item(), rtol=RTOL
+    )
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss_equals_numpy(reduction):
+    a, b = randn(3, 4), randn(3, 4, seed=1)
+    squared = (a - b) ** 2
+    expected = {"mean": squared.mean(), "sum": squared.sum(), "none": squared}[reduction]
+    out = nn.MSELoss(reduction=reduction)(t64(a), t64(b))
+    np.testing.assert_allclose(out.numpy(), expected, rtol=RTOL)
+
+
+@pytest.mark.parametrize(
+    "loss_fn",
+    [
+        nn.CrossEntropyLoss(),
+        nn.CrossEntropyLoss(ignore_index=3, label_smoothing=0.1, reduction="sum"),
+        nn.NLLLoss(tg.tensor([1.0, 0.5, 2.0, 1.5])),
+    ],
+    ids=["ce", "ce_options", "nll_weighted"],
+)
+def test_class_losses_check_module(loss_fn):
+    assert tg.check_module(loss_fn, t64(LOGITS), tg.tensor(TARGET))
+
+
+def test_mse_loss_check_module():
+    assert tg.check_module(nn.MSELoss(), t64(randn(3, 4)), t64(randn(3, 4, seed=1)))
+
+
+def test_loss_class_weights_are_a_buffer_that_follows_to():
+    loss_fn = nn.CrossEntropyLoss(tg.tensor([1.0, 2.0]))
+    assert [name for name, _ in loss_fn.named_buffers()] == ["weight"]
+    assert loss_fn.double().weight.dtype == np.float64
