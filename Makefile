@@ -34,7 +34,7 @@ graphviz:
 	fi
 
 # Headless Chromium and its driver run the backprop explorer's page in tests
-# (tests/test_explore_browser.py, with selenium from the dev extra). Debian's packages, installed
+# (tests/learn/test_explore_browser.py, with selenium from the dev extra). Debian's packages, installed
 # like Graphviz: with apt-get when root; otherwise a note, and those tests skip saying why.
 browser:
 	@command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 && exit 0; \
@@ -93,7 +93,7 @@ test-oracle: $(VENV)/.stamp-oracle
 # The property-based tests with many more random examples (Hypothesis profile "fuzz", see
 # tests/conftest.py); `make test` runs the same tests with a small, fixed set ("ci").
 fuzz: venv
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_properties.py
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/ops/test_properties.py
 
 lint: venv
 	$(BIN)/ruff check .

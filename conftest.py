@@ -2,7 +2,7 @@
 but the benchmark's PyTorch GPT needs PyTorch, an optional dependency. The course models are
 never imported as modules of the package: they are course scripts (`import torch`, and `from
 gpt_composed import ...` from their own folder) that `bench --suite course` loads itself, once
-per library; they hold no doctests (tests/test_bench_suites.py runs them)."""
+per library; they hold no doctests (tests/bench/test_bench_suites.py runs them)."""
 
 import importlib.util
 

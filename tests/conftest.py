@@ -5,6 +5,9 @@ import os
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+from test_layout import MAX_LINES, files_longer_than_a_sitting
+
+import tinygrad_norm as tg
 
 # tests/programs/ holds PyTorch scripts that tests run in subprocesses; importing one (for
 # --doctest-modules) would run it.
@@ -18,7 +21,17 @@ def _restore_numpy_printoptions():
         yield
 
 
-# --- Hypothesis profiles (tests/test_properties.py) ---------------------------------------------
+@pytest.fixture
+def default_float64():
+    """Make float64 the default dtype for one test, and always put float32 back."""
+    tg.set_default_dtype(tg.float64)
+    try:
+        yield
+    finally:
+        tg.set_default_dtype(tg.float32)
+
+
+# --- Hypothesis profiles (tests/ops/test_properties.py) -----------------------------------------
 # "ci", the default: a fixed, small set of examples, the same on every run, so `make test` stays
 # fast and reproducible. "fuzz" (`make fuzz` sets HYPOTHESIS_PROFILE=fuzz): many more random
 # examples, a new draw each run.
@@ -42,10 +55,33 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# --- one line that says why tests were skipped ---------------------------------------------------
+# --- the end of the run: why tests were skipped, and which files are too long ---------------------
 def pytest_terminal_summary(terminalreporter):
     """End the run with the reasons for skips, counted: "381 oracle tests skipped: PyTorch not
-    installed; `make test-oracle` runs them" instead of a bare "381 skipped"."""
+    installed; `make test-oracle` runs them" instead of a bare "381 skipped"; then, when the run
+    included tests/test_layout.py (`make test` does, `pytest tests/nn` does not), the package's
+    files longer than a sitting, as a warning (not a failure)."""
+    _write_skip_reasons(terminalreporter)
+    reports = [r for kind in terminalreporter.stats.values() for r in kind]
+    if any("test_layout.py::" in getattr(r, "nodeid", "") for r in reports):
+        _write_long_files(terminalreporter)
+
+
+def _write_long_files(terminalreporter):
+    long = files_longer_than_a_sitting()
+    if not long:
+        return
+    terminalreporter.write_line(
+        f"WARNING: {len(long)} file(s) longer than a sitting ({MAX_LINES} lines); "
+        "split each where its concepts part:",
+        yellow=True,
+        bold=True,
+    )
+    for path, lines in sorted(long.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"  {path}: {lines} lines", yellow=True)
+
+
+def _write_skip_reasons(terminalreporter):
     reasons: dict[str, int] = {}
     for report in terminalreporter.stats.get("skipped", []):
         reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else "skipped"

@@ -1,5 +1,7 @@
-"""The package's shape (issue "Readable core"): files that fit a sitting, no import cycles, and
-no imports hidden inside functions (except optional dependencies)."""
+"""The package's shape: no import cycles and no imports hidden inside functions (except optional
+dependencies) are failures; a file longer than a sitting (MAX_LINES) is a warning listed at the
+end of the run (tests/conftest.py), so that a file is split where its concepts part, not where
+a line count says."""
 
 import ast
 from pathlib import Path
@@ -51,13 +53,14 @@ def top_level_imports(path: Path) -> set[str]:
     return out
 
 
-def test_no_file_in_the_package_is_longer_than_a_sitting():
-    long = {
-        str(f.relative_to(PACKAGE)): n
+def files_longer_than_a_sitting() -> dict[str, int]:
+    """The package's files over MAX_LINES lines, with their lengths (path -> lines). Not a
+    failure: tests/conftest.py lists them at the end of a run that includes this file."""
+    return {
+        str(f.relative_to(PACKAGE.parent)): n
         for f in FILES
         if (n := len(f.read_text().splitlines())) > MAX_LINES
     }
-    assert not long, f"files over {MAX_LINES} lines: {long}"
 
 
 def test_no_import_cycles():

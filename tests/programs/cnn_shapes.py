@@ -5,7 +5,7 @@ Conv2d, BatchNorm2d, ReLU, MaxPool2d, Dropout2d, Flatten, Dropout, Linear in nn.
 TensorDataset; SGD with momentum and weight decay and a StepLR schedule; evaluation under
 model.eval() and torch.no_grad(); predictions by argmax.
 
-Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py). Images
 and the batch order come from NumPy's generator; dropout is off in training (`--dropout 0`)
 so both frameworks compute the same numbers.

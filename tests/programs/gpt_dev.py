@@ -8,7 +8,7 @@ FeedFoward, Block, nn.Sequential(*blocks), AdamW, and a generate loop. PyTorch's
 initialisation, as in the lecture's video (mingpt_chars.py has the `_init_weights` of the
 follow-up).
 
-Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py). The
 batch positions and the sampling draws come from NumPy's generator (the lecture uses
 torch.randint and torch.multinomial, whose streams differ between frameworks).

@@ -2,7 +2,7 @@
 nanoGPT (device choice, backends flags, autocast, GradScaler, a DataLoader, AdamW with
 weight-decay groups, gradient clipping, sampling with a torch.Generator).
 
-Plain PyTorch; tests/test_run_command.py runs it under PyTorch and under
+Plain PyTorch; tests/cli/test_run_command.py runs it under PyTorch and under
 `python -m tinygrad_norm run` and compares the printed losses. The weights are loaded from
 NumPy draws and the batches are not shuffled, so both runs compute the same numbers.
 """

@@ -6,7 +6,7 @@ a LambdaLR schedule and gradient clipping; the entropy and log-likelihood of the
 through torch.distributions.Categorical; sampling one character at a time with the hidden
 state, with a temperature.
 
-Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py). Batch
 positions and sampling draws come from NumPy's generator.
 """

@@ -1,5 +1,5 @@
 """A course-style PyTorch program: a character-level MLP language model (Bengio et al., 2003),
-in the style of the makemore lectures. It is plain PyTorch; tests/test_run_command.py runs it
+in the style of the makemore lectures. It is plain PyTorch; tests/cli/test_run_command.py runs it
 under PyTorch and under `python -m tinygrad_norm run`, and compares what it prints.
 
 The weights come from NumPy with a fixed seed and the batch is the whole data set, so both

@@ -6,7 +6,7 @@ name model three ways, on a small built-in list of names.
 3. A WaveNet-style hierarchical model (van den Oord et al., 2016): consecutive characters are
    fused two at a time (FlattenConsecutive) through three levels.
 
-Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py):
 losses per step, every gradient after the first step, sampled names. Data, batches and the
 sampling draws come from NumPy's generator, so both runs see the same numbers.

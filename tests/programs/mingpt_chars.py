@@ -5,7 +5,7 @@ GPT with weight tying and nanoGPT's configure_optimizers (AdamW parameter groups
 with a DataLoader over a character Dataset, gradient clipping, a warmup + cosine learning
 rate, and generate() with temperature and top_k.
 
-Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/test_course_programs.py,
+Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py). The
 batch order (a Sampler) and the sampling draws come from NumPy's generator.
 """

@@ -1,4 +1,4 @@
-"""The command line that tests/test_course_programs.py gives each program in this folder.
+"""The command line that tests/compat/test_course_programs.py gives each program in this folder.
 
 The test runs a program twice, under PyTorch (`python prog.py`) and under tinygrad_norm
 (`python -m tinygrad_norm run prog.py`), and compares the two runs:
