@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-from tinygrad_norm.compat.torch_import import MODULES
 from tinygrad_norm import nn
+from tinygrad_norm.compat.torch_import import MODULES
 
 # --- devices --------------------------------------------------------------------------------------
 CREATORS = {

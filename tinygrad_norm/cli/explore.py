@@ -23,13 +23,13 @@ from pathlib import Path
 import numpy as np
 
 from .. import nn
+from ..compat.torch_import import install_as_torch, uninstall_as_torch
 from ..functions.creation import randn
 from ..learn.explore import explore
 from ..models.gpt import Block, GPTConfig
 from ..nn import functional as F
 from ..random import manual_seed
 from ..tensor import Tensor
-from ..torch_alias import install_as_torch, uninstall_as_torch
 from .draw import example_name, mlp_example
 from .steps import layer_norm_example
 
