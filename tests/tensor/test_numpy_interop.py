@@ -56,7 +56,8 @@ def test_without_grad_numpy_computes_and_a_tensor_comes_back():
     assert isinstance(y, tg.Tensor) and y.tolist() == [1.0, 2.0]
     with tg.no_grad():
         z = np.cbrt(leaf([27.0]))
-    assert isinstance(z, tg.Tensor) and not z.requires_grad and z.tolist() == [3.0]
+    assert isinstance(z, tg.Tensor) and not z.requires_grad
+    assert z.tolist() == pytest.approx([3.0], rel=1e-15)  # NumPy's cbrt may round the last bit
     assert float(np.add.reduce(x)) == 9.0
 
 
