@@ -30,7 +30,7 @@ import numpy as np
 
 from .creation import as_tensor
 from .functions_shape import broadcast_tensors
-from .random import numpy_generator
+from .random import resolve, transforms
 from .sampling import multinomial
 from .tensor import Tensor
 from .tensor_methods.size import Size
@@ -130,8 +130,8 @@ class Normal(Distribution):
     def rsample(self, sample_shape=()) -> Tensor:
         """loc + scale * eps with eps ~ N(0, 1): the reparameterisation trick."""
         shape = self._extended_shape(sample_shape)
-        eps = numpy_generator(None, "Normal.rsample").standard_normal(shape)
-        return self.loc + self.scale * Tensor(eps.astype(self.loc.array.dtype))
+        eps = transforms.normal(resolve(None), shape, self.loc.array.dtype)  # PyTorch's normal_()
+        return self.loc + self.scale * Tensor(eps)
 
     def sample(self, sample_shape=()) -> Tensor:
         return self.rsample(sample_shape).detach()

@@ -17,7 +17,7 @@ from ..creation import as_tensor
 from ..ops import composite as C
 from ..ops import fused
 from ..ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 from .functional_activation import *  # noqa: F403 - the activations of issue 12, item 2
 from .functional_activation import __all__ as _activations
@@ -248,8 +248,9 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "dropout").random(x.array.shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
+    # PyTorch's CPU dropout: a mask of bernoulli(1 - p) draws, divided by 1 - p
+    keep = transforms.bernoulli(resolve(generator, "dropout"), 1.0 - p, x.shape, x.array.dtype)
+    return x * (keep / x.array.dtype.type(1.0 - p))
 
 
 # --- attention ----------------------------------------------------------------------------------

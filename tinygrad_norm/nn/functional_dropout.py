@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..creation import as_tensor
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 
 # SELU's constants: the value SELU tends to for large negative inputs is -scale * alpha.
@@ -49,8 +49,8 @@ def _channel_dropout(op: str, input, p, training, generator, dims: tuple) -> Ten
     mask_shape = x.array.shape[: 2 if batched else 1] + (1,) * (x.ndim - (2 if batched else 1))
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, op).random(mask_shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.array.dtype)
+    keep = transforms.bernoulli(resolve(generator, op), 1.0 - p, mask_shape, x.array.dtype)
+    return x * (keep / x.array.dtype.type(1.0 - p))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
@@ -80,7 +80,8 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "alpha_dropout").random(x.array.shape) >= p
+    gen = resolve(generator, "alpha_dropout")
+    keep = transforms.bernoulli(gen, 1.0 - p, x.array.shape, np.float64)
     a = 1.0 / np.sqrt((1.0 - p) * (1.0 + p * SELU_SATURATION**2))
     b = a * SELU_SATURATION * p
     scale = (keep * a).astype(x.array.dtype)

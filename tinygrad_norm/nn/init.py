@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from ..ops.erfinv_numpy import erfinv
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 
 
@@ -37,14 +37,16 @@ def _data(tensor, fn: str) -> np.ndarray:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples of U(a, b), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "uniform_")
-    data[...] = numpy_generator(generator, "nn.init.uniform_").uniform(a, b, data.shape)
+    gen = resolve(generator, "nn.init.uniform_")
+    data[...] = transforms.uniform(gen, data.shape, data.dtype, a, b)
     return tensor
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples of N(mean, std²), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "normal_")
-    data[...] = numpy_generator(generator, "nn.init.normal_").normal(mean, std, data.shape)
+    gen = resolve(generator, "nn.init.normal_")
+    data[...] = transforms.normal(gen, data.shape, data.dtype, mean, std)
     return tensor
 
 
@@ -188,9 +190,8 @@ def trunc_normal_(
     normal CDF over [Phi((a - mean) / std), Phi((b - mean) / std)], as PyTorch does."""
     data = _data(tensor, "trunc_normal_")
     lo, hi = (_normal_cdf((a - mean) / std), _normal_cdf((b - mean) / std))
-    u = numpy_generator(generator, "nn.init.trunc_normal_").uniform(
-        2 * lo - 1, 2 * hi - 1, data.shape
-    )
+    gen = resolve(generator, "nn.init.trunc_normal_")
+    u = transforms.uniform(gen, data.shape, data.dtype, 2 * lo - 1, 2 * hi - 1)
     values = mean + std * math.sqrt(2.0) * erfinv(u)  # Phi^-1(p) = sqrt(2) erfinv(2p - 1)
     data[...] = np.clip(values, a, b)
     return tensor
@@ -212,7 +213,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     if data.size == 0:
         return tensor
     rows, cols = data.shape[0], data.size // data.shape[0]
-    flat = numpy_generator(generator, "nn.init.orthogonal_").standard_normal((rows, cols))
+    gen = resolve(generator, "nn.init.orthogonal_")
+    flat = transforms.normal(gen, (rows, cols), data.dtype).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

@@ -40,7 +40,7 @@ from ..indexing import ints_first, normalize_index
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
-from ..random import numpy_generator
+from ..random import resolve, transforms
 
 
 class InPlaceMethods:
@@ -141,8 +141,8 @@ class InPlaceMethods:
             )
 
         def draw(t):
-            values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
-            return _replace(t, values.astype(t.dtype))
+            gen = resolve(generator, "uniform_")
+            return _replace(t, transforms.uniform(gen, t.shape, t.dtype, a, b))
 
         return self._change_in_place("uniform_", draw)
 
@@ -152,8 +152,8 @@ class InPlaceMethods:
         """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
 
         def draw(t):
-            values = numpy_generator(generator, "normal_").normal(mean, std, t.shape)
-            return _replace(t, values.astype(t.dtype))
+            gen = resolve(generator, "normal_")
+            return _replace(t, transforms.normal(gen, t.shape, t.dtype, mean, std))
 
         return self._change_in_place("normal_", draw)
 
