@@ -48,10 +48,8 @@ class Stream(IterableDataset):
 
 
 def seeded(seed=0):
-    """A generator with its own numpy Generator inside (tg.Generator's shape)."""
-    g = type("G", (), {})()
-    g.numpy = np.random.default_rng(seed)
-    return g
+    """A tg.Generator with its own seed."""
+    return tg.Generator().manual_seed(seed)
 
 
 # --- datasets ------------------------------------------------------------------------------------
@@ -120,13 +118,13 @@ def test_random_split_is_repeatable_and_checks_lengths():
 
 
 def test_generator_accepts_generators_and_refuses_others():
-    g = np.random.default_rng(0)
+    g = tg.Generator()
     assert _generator(g) is g
-    holder = type("H", (), {"_rng": g})()
-    assert _generator(holder) is g
     assert _generator(None) is tg.random.generator()
     with pytest.raises(TypeError, match="tg.Generator"):
         _generator(42)
+    with pytest.raises(TypeError, match="tg.Generator"):
+        _generator(np.random.default_rng(0))
 
 
 # --- samplers ------------------------------------------------------------------------------------
