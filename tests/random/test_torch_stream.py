@@ -152,7 +152,8 @@ def test_dropout_masks(p):
 INITS = [
     ("uniform_", {"a": -2.0, "b": 2.0}), ("normal_", {"std": 0.1}), ("xavier_uniform_", {}),
     ("xavier_normal_", {}), ("kaiming_uniform_", {"a": 5**0.5}), ("kaiming_normal_", {}),
-    ("trunc_normal_", {"std": 0.02}), ("trunc_normal_", {"mean": 1.0, "std": 2.0, "a": 0.5, "b": 1.5}),
+    ("trunc_normal_", {"std": 0.02}),
+    ("trunc_normal_", {"mean": 1.0, "std": 2.0, "a": 0.5, "b": 1.5}),
     ("orthogonal_", {}),
 ]  # fmt: skip
 
@@ -167,7 +168,8 @@ def test_nn_init(fn, kwargs, shape):
 
 LAYERS = [
     ("Linear", (5, 7), {}), ("Linear", (40, 30), {"bias": False}), ("Conv1d", (3, 4, 3), {}),
-    ("Conv2d", (3, 8, 3), {}), ("ConvTranspose1d", (3, 4, 3), {}), ("ConvTranspose2d", (3, 4, 3), {}),
+    ("Conv2d", (3, 8, 3), {}), ("ConvTranspose1d", (3, 4, 3), {}),
+    ("ConvTranspose2d", (3, 4, 3), {}),
     ("Embedding", (27, 10), {}), ("LSTM", (4, 6), {"num_layers": 2}), ("GRU", (4, 6), {}),
     ("RNN", (4, 6), {}), ("LSTM", (4, 6), {"bidirectional": True}), ("LSTMCell", (4, 6), {}),
     ("GRUCell", (4, 6), {}), ("RNNCell", (4, 6), {}), ("MultiheadAttention", (8, 2), {}),
