@@ -208,3 +208,11 @@ def test_distributions():
         tD.Normal(torch.zeros(3), torch.ones(3)).rsample().detach(),
         1e-6,
     )
+
+
+@pytest.mark.parametrize("n", [2**15, 2**15 + 16, 70001, 10**6])
+def test_large_sizes(n):
+    seed_both(12)
+    same(tg.randn(n), torch.randn(n), 1e-5)
+    same(tg.rand(n), torch.rand(n))
+    same(tg.randn(n // 7, dtype=tg.float64), torch.randn(n // 7, dtype=torch.float64), 1e-12)

@@ -42,9 +42,14 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().entropy) % 2**63
 
 
-def seeded_key(seed: int) -> np.ndarray:
-    """mt19937's 624 words after `init_genrand(seed & 0xffffffff)` (NumPy's legacy seeding)."""
-    return np.random.RandomState(seed & 0xFFFFFFFF).get_state()[1]
+def seed_bits(bits: np.random.MT19937, seed: int) -> None:
+    """Set `bits` to mt19937's 624 words after `init_genrand(seed & 0xffffffff)`, the next
+    word due after a twist (NumPy's legacy seeding, as `RandomState(seed)` does)."""
+    if hasattr(bits, "_legacy_seeding"):  # direct, without RandomState's costly set-up
+        bits._legacy_seeding(seed & 0xFFFFFFFF)
+    else:
+        key = np.random.RandomState(seed & 0xFFFFFFFF).get_state()[1]
+        bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": _N}}
 
 
 class Generator:
@@ -77,8 +82,8 @@ class Generator:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise TypeError(f"manual_seed: the seed must be an int, got {seed!r}")
         self._seed = int(seed) % 2**64
-        self._start = seeded_key(self._seed)
-        self.bits.state = {"bit_generator": "MT19937", "state": {"key": self._start, "pos": _N}}
+        seed_bits(self.bits, self._seed)
+        self._fresh = True  # nothing drawn since seeding (PyTorch's state says left=1, next=0)
         self.next_double_normal = None  # the cached second Box-Muller sample (a float)
         self.next_float_normal = None
         return self
@@ -93,18 +98,21 @@ class Generator:
 
     def words(self, n: int) -> np.ndarray:
         """The next `n` 32-bit words (PyTorch's `random()`), as uint32."""
+        self._fresh = False
         return self.bits.random_raw(int(n)).astype(np.uint32)
 
     def words64(self, n: int) -> np.ndarray:
         """The next `n` 64-bit numbers (PyTorch's `random64()`: hi word first, then lo)."""
+        self._fresh = False
         pairs = self.bits.random_raw(2 * int(n)).reshape(-1, 2)
         return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]
 
     def get_state(self):
         """The state as a uint8 tensor of 5056 bytes, in PyTorch's layout."""
         state = np.zeros((), STATE_LAYOUT)
-        key, pos = self.bits.state["state"]["key"], int(self.bits.state["state"]["pos"])
-        fresh = pos == _N and np.array_equal(key, self._start)
+        twister = self.bits.state["state"]
+        key, pos = twister["key"], int(twister["pos"])
+        fresh = self._fresh and pos == _N
         state["initial_seed"], state["seeded"], state["state"] = self._seed, 1, key
         # PyTorch's engine counts `left` down to a re-twist: left = 625 - next, and a freshly
         # seeded engine is left = 1, next = 0 (NumPy's pos is PyTorch's next, 624 = twist due).
@@ -143,8 +151,7 @@ class Generator:
             )
         key = fields["state"].astype(np.uint32)
         self.bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
-        self._seed = int(fields["initial_seed"])
-        self._start = seeded_key(self._seed)
+        self._seed, self._fresh = int(fields["initial_seed"]), left == 1 and nxt == 0
         self.next_double_normal = float(fields["normal_y"]) if fields["normal_is_valid"] else None
         valid_float = bool(fields["next_float_valid"])
         self.next_float_normal = np.float32(fields["next_float"]) if valid_float else None

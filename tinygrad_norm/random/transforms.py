@@ -26,10 +26,13 @@ the same order, so the stream stays aligned call after call. Notation: w is a 32
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _MASK24, _MASK53 = np.uint32(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
+_CHUNK = 2**16  # normals are made this many at a time, so the temporaries stay in cache
 
 
 def _float_kind(dtype) -> np.dtype:
@@ -72,7 +75,7 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
 def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
     """`tensor.uniform_(low, high)`: values in [low, high) (PyTorch's uniform kernel)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     values = unit_uniform(gen, n, kind)
     if (low, high) != (0.0, 1.0):
         lo, hi = kind.type(low), kind.type(high)
@@ -85,25 +88,31 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
     return values.astype(dtype, copy=False).reshape(shape)
 
 
-def _box_muller16(u: np.ndarray, mean, std) -> np.ndarray:
-    """PyTorch's NormalFill16 on rows of 16 uniforms (float32 arithmetic for float32 rows)."""
-    blocks = u.reshape(-1, 16)
-    u1, u2 = 1 - blocks[:, :8], blocks[:, 8:]
-    if u.dtype == np.float32:
-        radius = np.sqrt(np.float32(-2.0) * np.log(u1))
-        theta = _TWO_PI32 * u2
-    else:
-        radius = np.sqrt(-2.0 * np.log(u1))
-        theta = 2 * np.pi * u2
-    out = np.empty_like(blocks)
-    out[:, :8] = radius * np.cos(theta)
-    out[:, 8:] = radius * np.sin(theta)
+def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
+    """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
+    arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
+    so that NumPy's math runs over long rows instead of 8 values at a time."""
+    kind = u.dtype.type
+    halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
+    radius, theta = halves[0], halves[1]
+    np.subtract(kind(1), radius, out=radius)
+    np.log(radius, out=radius)
+    radius *= kind(-2.0)
+    np.sqrt(radius, out=radius)
+    theta *= _TWO_PI32 if kind is np.float32 else 2 * np.pi
+    rows = out.reshape(-1, 2, 8)
+    cosine = np.cos(theta)
+    cosine *= radius
+    rows[:, 0] = cosine
+    np.sin(theta, out=theta)
+    theta *= radius
+    rows[:, 1] = theta
     if (mean, std) != (0.0, 1.0):  # fused: x * std + mean rounded once
         if u.dtype == np.float32:
-            out = (out * np.float64(np.float32(std)) + np.float64(np.float32(mean))).astype(u.dtype)
+            fused = out * np.float64(np.float32(std)) + np.float64(np.float32(mean))
+            out[...] = fused.astype(np.float32)
         else:
-            out = fused_multiply_add(out, float(std), float(mean))
-    return out.reshape(-1)
+            out[...] = fused_multiply_add(out, float(std), float(mean))
 
 
 def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
@@ -127,21 +136,22 @@ def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
 def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0) -> np.ndarray:
     """`tensor.normal_(mean, std)` for a contiguous tensor of `shape` (PyTorch's normal kernel)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     if n < 16:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
-    u = unit_uniform(gen, n, kind)
-    whole = n - n % 16
     values = np.empty(n, kind)
-    values[:whole] = _box_muller16(u[:whole], mean, std)
-    if n % 16:  # the last 16 values again, from 16 new uniforms
-        values[n - 16 :] = _box_muller16(unit_uniform(gen, 16, kind), mean, std)
+    for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
+        part = values[start : min(start + _CHUNK, n - n % 16)]
+        _box_muller16(unit_uniform(gen, part.size, kind), part, mean, std)
+    if n % 16:  # the last n % 16 uniforms are drawn but overwritten: the last 16 values
+        unit_uniform(gen, n % 16, kind)  # are made again from 16 new uniforms
+        _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
 
 
 def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
     """`tensor.random_(low, high)` / `randint`: integers in [low, high)."""
-    n, span = int(np.prod(shape, dtype=np.int64)), int(high) - int(low)
+    n, span = math.prod(shape), int(high) - int(low)
     if span >= 2**28:
         offsets = gen.words64(n) % np.uint64(span)
     else:
@@ -152,7 +162,7 @@ def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
 def random_bits(gen, shape, dtype) -> np.ndarray:
     """`tensor.random_()` with no bounds: [0, 2**mantissa] for floats, [0, max] for integers."""
     dtype = np.dtype(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     if dtype == np.bool_:
         return (gen.words(n) & np.uint32(1)).astype(bool).reshape(shape)
     if dtype in (np.int64, np.float64):
@@ -167,13 +177,13 @@ def random_bits(gen, shape, dtype) -> np.ndarray:
 
 def exponential(gen, shape, dtype=np.float32, lambd=1.0) -> np.ndarray:
     """`tensor.exponential_(lambd)`: -log1p(-u) / lambd, u a float64 uniform."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     return (-1.0 / lambd * np.log1p(-unit_uniform(gen, n, np.float64))).astype(dtype).reshape(shape)
 
 
 def bernoulli(gen, p, shape, dtype=np.float32) -> np.ndarray:
     """1 where u < p: u float64 for a Python number or float64 p, else float32 (PyTorch's)."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     p = p if isinstance(p, np.ndarray) else float(p)
     precise = not isinstance(p, np.ndarray) or p.dtype == np.float64
     u = unit_uniform(gen, n, np.float64 if precise else np.float32).reshape(shape)
