@@ -98,8 +98,12 @@ class Generator:
 
     def words(self, n: int) -> np.ndarray:
         """The next `n` 32-bit words (PyTorch's `random()`), as uint32."""
+        return self.raw_words(n).astype(np.uint32)
+
+    def raw_words(self, n: int) -> np.ndarray:
+        """The next `n` 32-bit words, as NumPy gives them (uint64)."""
         self._fresh = False
-        return self.bits.random_raw(int(n)).astype(np.uint32)
+        return self.bits.random_raw(int(n))
 
     def words64(self, n: int) -> np.ndarray:
         """The next `n` 64-bit numbers (PyTorch's `random64()`: hi word first, then lo)."""

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-_MASK24, _MASK53 = np.uint32(2**24 - 1), np.uint64(2**53 - 1)
+_MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
 _CHUNK = 2**16  # normals are made this many at a time, so the temporaries stay in cache
 
@@ -65,10 +65,13 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
     if _float_kind(dtype) == np.float64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
-    words = gen.words(n)
-    words &= _MASK24
-    values = words.astype(np.float32)
-    values *= np.float32(2.0**-24)
+    values = np.empty(n, np.float32)
+    for start in range(0, n, _CHUNK):  # in cache-sized chunks
+        part = values[start : start + _CHUNK]
+        words = gen.raw_words(part.size)
+        words &= _MASK24_64
+        part[...] = words
+        part *= np.float32(2.0**-24)
     return values
 
 
