@@ -216,3 +216,13 @@ def test_large_sizes(n):
     same(tg.randn(n), torch.randn(n), 1e-5)
     same(tg.rand(n), torch.rand(n))
     same(tg.randn(n // 7, dtype=tg.float64), torch.randn(n // 7, dtype=torch.float64), 1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 40, 5000])
+def test_float16_draws(n):
+    """float16 is drawn in float32 and rounded (some uniforms round up to 1, which becomes 0)."""
+    seed_both(13)
+    same(tg.rand(n, dtype=tg.float16), torch.rand(n, dtype=torch.float16))
+    same(tg.randn(n, dtype=tg.float16), torch.randn(n, dtype=torch.float16), 1e-3)
+    ours, theirs = tg.empty(n, dtype=tg.float16), torch.empty(n, dtype=torch.float16)
+    same(ours.uniform_(-1.0, 3.0), theirs.uniform_(-1.0, 3.0))

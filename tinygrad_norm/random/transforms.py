@@ -12,7 +12,8 @@ the same order, so the stream stays aligned call after call. Notation: w is a 32
 - normal: with 16 or more contiguous values, PyTorch fills the tensor with uniforms u, then
   turns each block of 16 into 8 Box-Muller pairs, u1 = 1 - u[j], u2 = u[j + 8]:
   r = sqrt(-2 log u1), x[j] = r cos(2 pi u2), x[j + 8] = r sin(2 pi u2) (then * std + mean);
-  a size not a multiple of 16 draws 16 more uniforms for the last 16 values. Fewer than 16
+  a size not a multiple of 16 draws 16 more uniforms for the last 16 values (float16 draws
+  the uniforms 16 at a time, so without the n % 16 left-over ones). Fewer than 16
   values are drawn one at a time in float64: u1, u2 from W, r = sqrt(-2 log1p(-u2)),
   x = r cos(2 pi u1), and r sin(2 pi u1) is kept in the generator for the next single draw.
 - exponential(lambda): -log1p(-u) / lambda with float64 u; bernoulli(p): u < p (float64 u
@@ -86,9 +87,10 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
             values = (values.astype(np.float64) * float(hi - lo) + float(lo)).astype(kind)
         else:
             values = fused_multiply_add(values, hi - lo, lo)
-        values = values.astype(dtype, copy=False)
+    values = values.astype(dtype, copy=False)
+    if (low, high) != (0.0, 1.0) or dtype != kind:  # float16 rounds some u up to 1
         values[values == dtype.type(high)] = dtype.type(low)
-    return values.astype(dtype, copy=False).reshape(shape)
+    return values.reshape(shape)
 
 
 def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
@@ -146,8 +148,9 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0) -> np.ndarray:
     for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
         part = values[start : min(start + _CHUNK, n - n % 16)]
         _box_muller16(unit_uniform(gen, part.size, kind), part, mean, std)
-    if n % 16:  # the last n % 16 uniforms are drawn but overwritten: the last 16 values
-        unit_uniform(gen, n % 16, kind)  # are made again from 16 new uniforms
+    if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
+        if kind == dtype:  # PyTorch drew all n uniforms first: n % 16 of them go unused
+            unit_uniform(gen, n % 16, kind)
         _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
 
