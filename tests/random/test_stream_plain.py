@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
+from tinygrad_norm.gradcheck import gradcheck
 from tinygrad_norm.random import transforms
 
 SEED = 2147483647  # makemore's seed
@@ -136,3 +137,17 @@ def test_uniform_never_returns_its_upper_bound():
     g = tg.Generator().manual_seed(12)
     values = transforms.uniform(g, (100000,), np.float32, 1.0, 1.0 + 2**-20)
     assert values.max() < np.float32(1.0 + 2**-20)
+
+
+def test_gradcheck_replays_the_draws_of_random_ops():
+    """Finite differences re-run fn from the same generator state (SPEC §5), cached
+    Box-Muller sample included; an fn that drew fresh numbers each call would fail."""
+    x = tg.randn(4, 5, dtype=tg.float64, requires_grad=True)
+    tg.randn(1, dtype=tg.float64)  # leaves a cached normal for the first draw in fn
+
+    def noisy(x):
+        return tg.nn.functional.dropout(x, 0.3).tanh() * tg.randn(1, dtype=tg.float64) + tg.rand(
+            4, 5
+        )
+
+    assert gradcheck(noisy, (x,))
