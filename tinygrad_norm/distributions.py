@@ -11,8 +11,8 @@ Tensor ops, so their gradients come from autograd.
         entropy()   = 1/2 + log(sqrt(2 pi)) + log(scale)
         rsample()   = loc + scale * eps, eps ~ N(0, 1): differentiable in loc and scale
 
-Draws come from the global generator (`tg.manual_seed`), so they repeat under a seed but are
-not PyTorch's numbers.
+Draws come from the global generator (`tg.manual_seed`), PyTorch's stream: under the same
+seed, `sample()` gives PyTorch's samples (Normal's to float32 rounding).
 
 >>> import tinygrad_norm as tg
 >>> d = Categorical(probs=tg.tensor([0.25, 0.75]))
