@@ -4,9 +4,9 @@ Every function takes a `Generator` and draws exactly the words PyTorch's CPU ker
 the same order, so the stream stays aligned call after call. Notation: w is a 32-bit word
 (`random()`), W a 64-bit one made of two words, hi first (`random64()`).
 
-- uniform float32 (and float16 / bfloat16, computed in float32): u = (w & (2**24 - 1)) / 2**24,
-  then u * (b - a) + a in float32; float64: u = (W & (2**53 - 1)) / 2**53, in float64. A value
-  that rounds to b becomes a, so the interval stays [a, b).
+- uniform float32 (and float16, computed in float32): u = (w & (2**24 - 1)) / 2**24; float64:
+  u = (W & (2**53 - 1)) / 2**53; then u * (b - a) + a rounded once (PyTorch's compiled kernel
+  fuses the multiply-add). A value that rounds to b becomes a, so the interval stays [a, b).
 - integers in [low, high): range = high - low; w % range + low, or W % range + low when
   range >= 2**28.
 - normal: with 16 or more contiguous values, PyTorch fills the tensor with uniforms u, then
