@@ -226,3 +226,21 @@ def test_float16_draws(n):
     same(tg.randn(n, dtype=tg.float16), torch.randn(n, dtype=torch.float16), 1e-3)
     ours, theirs = tg.empty(n, dtype=tg.float16), torch.empty(n, dtype=torch.float16)
     same(ours.uniform_(-1.0, 3.0), theirs.uniform_(-1.0, 3.0))
+
+
+def test_fills_of_a_transposed_view_go_in_memory_order():
+    """PyTorch's element-by-element kernels walk a view in memory order (and normal_ draws one
+    by one when the tensor is not contiguous)."""
+    seed_both(14)
+    ours, theirs = tg.zeros(6, 5), torch.zeros(6, 5)
+    for fill, args in [("uniform_", (-1.0, 2.0)), ("bernoulli_", (0.4,)), ("random_", (0, 9)),
+                       ("exponential_", ()), ("normal_", ())]:  # fmt: skip
+        getattr(ours.t(), fill)(*args)
+        getattr(theirs.t(), fill)(*args)
+        same(ours, theirs, 1e-6)
+    ours, theirs = tg.zeros(8, 6), torch.zeros(8, 6)
+    same(ours[:, ::2].normal_(), theirs[:, ::2].normal_(), 1e-6)
+    same(tg.nn.init.uniform_(tg.zeros(7, 9).t()), torch.nn.init.uniform_(torch.zeros(7, 9).t()))
+    same(tg.nn.init.normal_(tg.zeros(7, 9).t()), torch.nn.init.normal_(torch.zeros(7, 9).t()), 1e-6)
+    x, y = tg.ones(20, 3), torch.ones(20, 3)
+    same(tg.nn.functional.dropout(x.t(), 0.3), torch.nn.functional.dropout(y.t(), 0.3))

@@ -37,15 +37,17 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
     """Fill with samples of U(a, b), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "uniform_")
     gen = resolve(generator, "nn.init.uniform_")
-    data[...] = transforms.uniform(gen, data.shape, data.dtype, a, b)
+    values = transforms.uniform(gen, data.shape, data.dtype, a, b)
+    data[...] = transforms.in_memory_order(values, data)
     return tensor
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples of N(mean, std²), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "normal_")
-    gen = resolve(generator, "nn.init.normal_")
-    data[...] = transforms.normal(gen, data.shape, data.dtype, mean, std)
+    gen, contiguous = resolve(generator, "nn.init.normal_"), data.flags.c_contiguous
+    values = transforms.normal(gen, data.shape, data.dtype, mean, std, contiguous)
+    data[...] = transforms.in_memory_order(values, data)
     return tensor
 
 

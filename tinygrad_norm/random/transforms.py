@@ -138,11 +138,12 @@ def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
     return out * std + mean
 
 
-def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0) -> np.ndarray:
-    """`tensor.normal_(mean, std)` for a contiguous tensor of `shape` (PyTorch's normal kernel)."""
+def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> np.ndarray:
+    """`tensor.normal_(mean, std)` for a tensor of `shape` (PyTorch's normal kernel: a
+    non-contiguous tensor gets the one-by-one draws whatever its size)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
     n = math.prod(shape)
-    if n < 16:
+    if n < 16 or not contiguous:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
     values = np.empty(n, kind)
     for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
@@ -153,6 +154,18 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0) -> np.ndarray:
             unit_uniform(gen, n % 16, kind)
         _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
+
+
+def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`values`, drawn one after another, placed as PyTorch's element-by-element kernels
+    place them in a tensor like `view`: in the order of its memory (for a transposed view,
+    column after column), which is the row-major order only for a contiguous one."""
+    if view.flags.c_contiguous or view.ndim < 2:
+        return values.reshape(view.shape)
+    offsets = sum(i * stride for i, stride in zip(np.indices(view.shape), view.strides))
+    placed = np.empty(view.size, values.dtype)
+    placed[np.argsort(offsets.reshape(-1), kind="stable")] = values.reshape(-1)
+    return placed.reshape(view.shape)
 
 
 def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:

@@ -145,7 +145,7 @@ class CompatMethods:
             raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
         gen = resolve(generator, "bernoulli_")
         draws = transforms.bernoulli(gen, p, self.array.shape, self.array.dtype)
-        return self._fill("bernoulli_", draws)
+        return self._fill("bernoulli_", transforms.in_memory_order(draws, self.array))
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
@@ -156,13 +156,13 @@ class CompatMethods:
             draws = transforms.random_bits(gen, shape, self.array.dtype)
         else:
             draws = transforms.integers(gen, low, high, shape, np.int64)
-        return self._fill("random_", draws)
+        return self._fill("random_", transforms.in_memory_order(draws, self.array))
 
     def exponential_(self, lambd=1.0, *, generator=None):
         """Fill with samples of the exponential distribution of rate `lambd`."""
         gen = resolve(generator, "exponential_")
         values = transforms.exponential(gen, self.array.shape, self.array.dtype, lambd)
-        return self._fill("exponential_", values)
+        return self._fill("exponential_", transforms.in_memory_order(values, self.array))
 
     def _fill(self, op: str, values: np.ndarray):
         if self.requires_grad and is_grad_enabled():

@@ -142,7 +142,8 @@ class InPlaceMethods:
 
         def draw(t):
             gen = resolve(generator, "uniform_")
-            return _replace(t, transforms.uniform(gen, t.shape, t.dtype, a, b))
+            values = transforms.uniform(gen, t.shape, t.dtype, a, b)
+            return _replace(t, transforms.in_memory_order(values, t.array))
 
         return self._change_in_place("uniform_", draw)
 
@@ -152,8 +153,9 @@ class InPlaceMethods:
         """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
 
         def draw(t):
-            gen = resolve(generator, "normal_")
-            return _replace(t, transforms.normal(gen, t.shape, t.dtype, mean, std))
+            gen, contiguous = resolve(generator, "normal_"), t.array.flags.c_contiguous
+            values = transforms.normal(gen, t.shape, t.dtype, mean, std, contiguous)
+            return _replace(t, transforms.in_memory_order(values, t.array))
 
         return self._change_in_place("normal_", draw)
 
