@@ -99,8 +99,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")
         out_dtype = np.result_type(*floating) if dtype is None else dtype
-    out_dtype = np.dtype(out_dtype)  # PyTorch: standard normals, then * std + mean
-    values = transforms.normal(gen, shape, out_dtype) * std_a.astype(out_dtype) + mean_a
+    out_dtype = np.dtype(out_dtype)
+    if size is not None:  # PyTorch: normal_(mean, std), mean and std inside the kernel
+        values = transforms.normal(gen, shape, out_dtype, float(mean_a), float(std_a))
+    else:  # PyTorch: standard normals, then * std + mean
+        values = transforms.normal(gen, shape, out_dtype) * std_a.astype(out_dtype) + mean_a
     values = values.astype(out_dtype)
     return _new(values, requires_grad)
 
