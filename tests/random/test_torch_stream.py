@@ -244,3 +244,10 @@ def test_fills_of_a_transposed_view_go_in_memory_order():
     same(tg.nn.init.normal_(tg.zeros(7, 9).t()), torch.nn.init.normal_(torch.zeros(7, 9).t()), 1e-6)
     x, y = tg.ones(20, 3), torch.ones(20, 3)
     same(tg.nn.functional.dropout(x.t(), 0.3), torch.nn.functional.dropout(y.t(), 0.3))
+    p = probs(5, 6)  # a tensor of probabilities, filling a transposed view
+    same(
+        tg.zeros(6, 5).t().bernoulli_(tg.tensor(p)),
+        torch.zeros(6, 5).t().bernoulli_(torch.tensor(p)),
+    )
+    q = np.array([0.0, 0.25, 1.0])  # an expanded (stride 0) input: a contiguous result
+    same(tg.bernoulli(tg.tensor(q).expand(200, 3)), torch.bernoulli(torch.tensor(q).expand(200, 3)))

@@ -200,12 +200,15 @@ def exponential(gen, shape, dtype=np.float32, lambd=1.0) -> np.ndarray:
     return (-1.0 / lambd * np.log1p(-unit_uniform(gen, n, np.float64))).astype(dtype).reshape(shape)
 
 
-def bernoulli(gen, p, shape, dtype=np.float32) -> np.ndarray:
-    """1 where u < p: u float64 for a Python number or float64 p, else float32 (PyTorch's)."""
+def bernoulli(gen, p, shape, dtype=np.float32, layout=None) -> np.ndarray:
+    """1 where u < p: u float64 for a Python number or float64 p, else float32 (PyTorch's).
+    With `layout` (the array filled), the u are placed in its memory order first."""
     n = math.prod(shape)
     p = p if isinstance(p, np.ndarray) else float(p)
     precise = not isinstance(p, np.ndarray) or p.dtype == np.float64
     u = unit_uniform(gen, n, np.float64 if precise else np.float32).reshape(shape)
+    if layout is not None:
+        u = in_memory_order(u, layout)
     if isinstance(p, np.ndarray) and not precise:
         p = p.astype(np.float32)
     return (u < p).astype(dtype)

@@ -144,8 +144,9 @@ class CompatMethods:
         if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
             raise RuntimeError(f"bernoulli_: expected 0 <= p <= 1, got p = {p}")
         gen = resolve(generator, "bernoulli_")
-        draws = transforms.bernoulli(gen, p, self.array.shape, self.array.dtype)
-        return self._fill("bernoulli_", transforms.in_memory_order(draws, self.array))
+        shape, dtype = self.array.shape, self.array.dtype
+        draws = transforms.bernoulli(gen, p, shape, dtype, layout=self.array)
+        return self._fill("bernoulli_", draws)
 
     def random_(self, from_=0, to=None, *, generator=None):
         """Fill with integers drawn uniformly from [from_, to) (or [0, from_) when `to` is
@@ -180,7 +181,7 @@ class CompatMethods:
 
     def bernoulli(self, p=None, *, generator=None):
         """1 with probability self (or `p`), else 0, in this tensor's dtype."""
-        out = type(self)._make(np.empty_like(self.array))
+        out = type(self)._make(np.empty(self.array.shape, self.array.dtype))  # contiguous
         return out.bernoulli_(self.array if p is None else p, generator=generator)
 
 
