@@ -243,7 +243,14 @@ def test_fills_of_a_transposed_view_go_in_memory_order():
     same(tg.nn.init.uniform_(tg.zeros(7, 9).t()), torch.nn.init.uniform_(torch.zeros(7, 9).t()))
     same(tg.nn.init.normal_(tg.zeros(7, 9).t()), torch.nn.init.normal_(torch.zeros(7, 9).t()), 1e-6)
     x, y = tg.ones(20, 3), torch.ones(20, 3)
-    same(tg.nn.functional.dropout(x.t(), 0.3), torch.nn.functional.dropout(y.t(), 0.3))
+    F, tF = tg.nn.functional, torch.nn.functional
+    same(F.dropout(x.t(), 0.3), tF.dropout(y.t(), 0.3))  # the mask laid out as the input
+    same(F.dropout(x[:, ::2], 0.3), tF.dropout(y[:, ::2], 0.3))  # a contiguous mask
+    same(F.dropout(x[:1].expand(4, 3), 0.3), tF.dropout(y[:1].expand(4, 3), 0.3))
+    same(
+        F.dropout(x.view(2, 6, 5).permute(2, 0, 1), 0.3),
+        tF.dropout(y.view(2, 6, 5).permute(2, 0, 1), 0.3),
+    )
     p = probs(5, 6)  # a tensor of probabilities, filling a transposed view
     same(
         tg.zeros(6, 5).t().bernoulli_(tg.tensor(p)),

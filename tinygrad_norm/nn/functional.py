@@ -250,7 +250,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         return x * 0.0
     # PyTorch's CPU dropout: a mask of bernoulli(1 - p) draws, divided by 1 - p
     keep = transforms.bernoulli(resolve(generator, "dropout"), 1.0 - p, x.shape, x.array.dtype)
-    keep = transforms.in_memory_order(keep, x.array)  # the mask is laid out as the input
+    keep = transforms.like_input(keep, x.array)  # the mask is laid out as the input
     return x * (keep / x.array.dtype.type(1.0 - p))
 
 

@@ -82,7 +82,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         return x * 0.0
     gen = resolve(generator, "alpha_dropout")
     keep = transforms.bernoulli(gen, 1.0 - p, x.array.shape, np.float64)
-    keep = transforms.in_memory_order(keep, x.array)  # the mask is laid out as the input
+    keep = transforms.like_input(keep, x.array)  # the mask is laid out as the input
     a = 1.0 / np.sqrt((1.0 - p) * (1.0 + p * SELU_SATURATION**2))
     b = a * SELU_SATURATION * p
     scale = (keep * a).astype(x.array.dtype)

@@ -160,12 +160,22 @@ def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
     """`values`, drawn one after another, placed as PyTorch's element-by-element kernels
     place them in a tensor like `view`: in the order of its memory (for a transposed view,
     column after column), which is the row-major order only for a contiguous one."""
-    if view.flags.c_contiguous or view.ndim < 2:
+    if view.flags.c_contiguous or view.ndim < 2 or 0 in view.strides:
         return values.reshape(view.shape)
     offsets = sum(i * stride for i, stride in zip(np.indices(view.shape), view.strides))
     placed = np.empty(view.size, values.dtype)
     placed[np.argsort(offsets.reshape(-1), kind="stable")] = values.reshape(-1)
     return placed.reshape(view.shape)
+
+
+def like_input(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`values` laid out as PyTorch's `empty_like(input)` would hold them: in `view`'s memory
+    order when it is a permutation of a contiguous block (a transposed tensor), else row-major
+    (`empty_like` of a sliced or expanded tensor is contiguous)."""
+    order = np.argsort(view.strides, kind="stable")[::-1]
+    expected = view.itemsize * np.cumprod([1] + [view.shape[i] for i in order[::-1]][:-1])[::-1]
+    dense = all(view.strides[i] == e for i, e in zip(order, expected) if view.shape[i] > 1)
+    return in_memory_order(values, view) if dense else values.reshape(view.shape)
 
 
 def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
