@@ -11,8 +11,8 @@ Tensor ops, so their gradients come from autograd.
         entropy()   = 1/2 + log(sqrt(2 pi)) + log(scale)
         rsample()   = loc + scale * eps, eps ~ N(0, 1): differentiable in loc and scale
 
-Draws come from the global generator (`tg.manual_seed`), so they repeat under a seed but are
-not PyTorch's numbers.
+Draws come from the global generator (`tg.manual_seed`), PyTorch's stream: under the same
+seed, `sample()` gives PyTorch's samples (Normal's to float32 rounding).
 
 >>> import tinygrad_norm as tg
 >>> d = Categorical(probs=tg.tensor([0.25, 0.75]))
@@ -31,7 +31,7 @@ import numpy as np
 from .functions.creation import as_tensor
 from .functions.sampling import multinomial
 from .functions.shape import broadcast_tensors
-from .random import numpy_generator
+from .random import resolve, transforms
 from .tensor import Tensor
 from .tensor_methods.size import Size
 
@@ -130,8 +130,8 @@ class Normal(Distribution):
     def rsample(self, sample_shape=()) -> Tensor:
         """loc + scale * eps with eps ~ N(0, 1): the reparameterisation trick."""
         shape = self._extended_shape(sample_shape)
-        eps = numpy_generator(None, "Normal.rsample").standard_normal(shape)
-        return self.loc + self.scale * Tensor(eps.astype(self.loc.array.dtype))
+        eps = transforms.normal(resolve(None), shape, self.loc.array.dtype)  # PyTorch's normal_()
+        return self.loc + self.scale * Tensor(eps)
 
     def sample(self, sample_shape=()) -> Tensor:
         return self.rsample(sample_shape).detach()

@@ -16,12 +16,17 @@ def test_init_draws_from_the_global_generator_in_place():
     tg.manual_seed(3)
     assert nn.init.uniform_(w, -2.0, 5.0) is w
     assert w.numpy() is array  # in place: same memory, same Parameter
-    np.testing.assert_array_equal(
-        w.numpy(), np.random.default_rng(3).uniform(-2.0, 5.0, (300, 200))
-    )
+    # PyTorch's float64 uniform: 53 bits of two mt19937 words (hi, lo) seeded as RandomState
+    bits = np.random.MT19937()
+    key = np.random.RandomState(3).get_state()[1]
+    bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 624}}
+    words = bits.random_raw(2 * 300 * 200).reshape(-1, 2)
+    u = (((words[:, 0] << np.uint64(32)) | words[:, 1]) & np.uint64(2**53 - 1)) * 2.0**-53
+    np.testing.assert_allclose(w.numpy(), (u * 7.0 - 2.0).reshape(300, 200), atol=1e-15)
     tg.manual_seed(4)
     nn.init.normal_(w, 1.0, 0.5)
-    np.testing.assert_array_equal(w.numpy(), np.random.default_rng(4).normal(1.0, 0.5, (300, 200)))
+    z = tg.randn(300, 200, generator=tg.Generator().manual_seed(4), dtype=tg.float64).numpy()
+    np.testing.assert_allclose(w.numpy(), z * 0.5 + 1.0, rtol=1e-15)
     assert w.grad_fn is None and w.requires_grad
 
 

@@ -11,7 +11,8 @@ follow-up).
 Plain PyTorch, run under PyTorch and under tinygrad_norm by tests/compat/test_course_programs.py,
 which compares what the two runs save (the command line: oracle_cli.py). The
 batch positions and the sampling draws come from NumPy's generator (the lecture uses
-torch.randint and torch.multinomial, whose streams differ between frameworks).
+torch.randint and torch.multinomial, which now give PyTorch's numbers under tinygrad_norm too:
+tests/random/test_course_draws.py).
 """
 
 import os

@@ -3,8 +3,8 @@ in the style of the makemore lectures. It is plain PyTorch; tests/cli/test_run_c
 under PyTorch and under `python -m tinygrad_norm run`, and compares what it prints.
 
 The weights come from NumPy with a fixed seed and the batch is the whole data set, so both
-runs compute the same numbers; the sampled names at the end use torch.Generator, whose
-streams differ between the two frameworks, so they are printed but not compared.
+runs compute the same numbers; the sampled names at the end use a seeded torch.Generator,
+PyTorch's random stream in both frameworks, so they are compared too.
 makemore_names.py, the later lectures, imports its `build_dataset`.
 """
 

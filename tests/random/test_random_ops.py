@@ -4,8 +4,8 @@ Distribution tests draw from a seeded generator, so they give the same numbers o
 (they cannot flake); their bounds are at least 5 standard errors wide, so they would still
 hold for any other seed, and they fail when the distribution is wrong (e.g. weights not
 normalised, a zero-weight category drawn, sampling with replacement when asked without).
-Draws are not PyTorch's numbers (another generator algorithm), so the PyTorch comparisons
-are of shapes, dtypes and errors.
+The draws are PyTorch's numbers (tests/random/ compares them value by value); the PyTorch
+comparisons here are of shapes, dtypes and errors.
 """
 
 import numpy as np

@@ -25,7 +25,7 @@ from tinygrad_norm.utils.data import (
     random_split,
 )
 from tinygrad_norm.utils.data.dataloader import _noted_num_workers
-from tinygrad_norm.utils.data.sampler import _numpy_rng
+from tinygrad_norm.utils.data.sampler import _generator
 
 Point = collections.namedtuple("Point", ["x", "y"])
 
@@ -48,10 +48,8 @@ class Stream(IterableDataset):
 
 
 def seeded(seed=0):
-    """A generator with its own numpy Generator inside (tg.Generator's shape)."""
-    g = type("G", (), {})()
-    g.numpy = np.random.default_rng(seed)
-    return g
+    """A tg.Generator with its own seed."""
+    return tg.Generator().manual_seed(seed)
 
 
 # --- datasets ------------------------------------------------------------------------------------
@@ -119,14 +117,14 @@ def test_random_split_is_repeatable_and_checks_lengths():
         random_split(range(2), [0.9, 0.1])
 
 
-def test_numpy_rng_accepts_generators_and_refuses_others():
-    g = np.random.default_rng(0)
-    assert _numpy_rng(g) is g
-    holder = type("H", (), {"_rng": g})()
-    assert _numpy_rng(holder) is g
-    assert _numpy_rng(None) is tg.random.generator()
+def test_generator_accepts_generators_and_refuses_others():
+    g = tg.Generator()
+    assert _generator(g) is g
+    assert _generator(None) is tg.random.generator()
     with pytest.raises(TypeError, match="tg.Generator"):
-        _numpy_rng(42)
+        _generator(42)
+    with pytest.raises(TypeError, match="tg.Generator"):
+        _generator(np.random.default_rng(0))
 
 
 # --- samplers ------------------------------------------------------------------------------------

@@ -1,20 +1,23 @@
-"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2]`.
+"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2|random]`.
 
 - `gpt` (the default): a GPT training step, tinygrad_norm against hand-written NumPy and
   PyTorch eager, at three sizes (`tinygrad_norm/bench/gpt_step.py` describes what is measured);
 - `course`: PyTorch course code (GPTs, a makemore MLP, a LeNet CNN, an LSTM, an MLP on 2-D
   points) run unchanged on PyTorch and on tinygrad_norm (`tinygrad_norm/bench/course_suite.py`);
 - `gpt2`: GPT-2 small's training step and greedy generation against PyTorch and Hugging Face
-  transformers (`tinygrad_norm/bench/gpt2_suite.py`).
+  transformers (`tinygrad_norm/bench/gpt2_suite.py`);
+- `random`: 10**6 normals and uniforms, and small draws, against `torch.randn` / `torch.rand`
+  and NumPy's `default_rng` (`tinygrad_norm/random/bench.py`).
 """
 
 from __future__ import annotations
 
 from ..bench import course_suite, gpt2_suite, gpt_step
+from ..random import bench as random_suite
 from ..utils import tune_malloc
 
-HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2)"
-SUITES = {"course": course_suite, "gpt2": gpt2_suite}
+HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2, random)"
+SUITES = {"course": course_suite, "gpt2": gpt2_suite, "random": random_suite}
 
 
 def add_arguments(parser) -> None:

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..convert import number_as
 from ..devices import check as check_device
 from ..ops.shape import integer_sizes
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 
 
@@ -123,15 +123,15 @@ def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, gener
     """Samples of the standard normal distribution N(0, 1), from `generator` (or the global
     one)."""
     check_device("randn", device)
-    rng, shape = numpy_generator(generator, "randn"), _shape("randn", sizes, size)
-    return _new(rng.standard_normal(shape, dtype=_float(dtype)), None, requires_grad)
+    gen, shape = resolve(generator, "randn"), _shape("randn", sizes, size)
+    return _new(transforms.normal(gen, shape, _float(dtype)), None, requires_grad)
 
 
 def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     """Samples of the uniform distribution on [0, 1), from `generator` (or the global one)."""
     check_device("rand", device)
-    rng, shape = numpy_generator(generator, "rand"), _shape("rand", sizes, size)
-    return _new(rng.random(shape, dtype=_float(dtype)), None, requires_grad)
+    gen, shape = resolve(generator, "rand"), _shape("rand", sizes, size)
+    return _new(transforms.uniform(gen, shape, _float(dtype)), None, requires_grad)
 
 
 def randint(
@@ -158,7 +158,7 @@ def randint(
             f"randint: expected low < high to draw from [low, high), got low={low}, high={high}"
         )
     shape = _shape("randint", (size,), None)
-    values = numpy_generator(generator, "randint").integers(int(low), int(high), shape)
+    values = transforms.integers(resolve(generator, "randint"), int(low), int(high), shape)
     return _new(values.astype(np.int64), dtype, requires_grad)
 
 

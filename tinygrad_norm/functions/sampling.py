@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..broadcast import broadcast_shape
 from ..devices import check as check_device
-from ..random import Generator, draw_multinomial, numpy_generator
+from ..random import Generator, draw_multinomial, resolve, transforms
 from ..tensor import Tensor
 from .creation import as_tensor
 
@@ -45,8 +45,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
             [1]])
     """
     x = as_tensor(input)
-    rng = numpy_generator(generator, "multinomial")
-    return _new(draw_multinomial(x.array, num_samples, replacement, rng))
+    gen = resolve(generator, "multinomial")
+    return _new(draw_multinomial(x.array, num_samples, replacement, gen))
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -54,7 +54,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     check_device("randperm", device)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise RuntimeError(f"randperm: n must be a non-negative int, got {n!r}")
-    values = numpy_generator(generator, "randperm").permutation(int(n))
+    values = transforms.randperm(resolve(generator, "randperm"), int(n))
     return _new(values.astype(np.int64 if dtype is None else np.dtype(dtype)), requires_grad)
 
 
@@ -79,7 +79,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     for the reparametrised form).
     """
     check_device("normal", device)
-    rng = numpy_generator(generator, "normal")
+    gen = resolve(generator, "normal")
     tensors = [as_tensor(v) for v in (mean, std) if isinstance(v, (Tensor, np.ndarray))]
     if size is not None and tensors:
         raise TypeError("normal: give either size= with two numbers, or mean/std tensors")
@@ -99,7 +99,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")
         out_dtype = np.result_type(*floating) if dtype is None else dtype
-    values = rng.normal(mean_a, std_a, shape).astype(np.dtype(out_dtype))
+    out_dtype = np.dtype(out_dtype)
+    if size is not None:  # PyTorch: normal_(mean, std), mean and std inside the kernel
+        values = transforms.normal(gen, shape, out_dtype, float(mean_a), float(std_a))
+    else:  # PyTorch: standard normals, then * std + mean
+        values = transforms.normal(gen, shape, out_dtype) * std_a.astype(out_dtype) + mean_a
+    values = values.astype(out_dtype)
     return _new(values, requires_grad)
 
 
@@ -108,21 +113,23 @@ def poisson(input, generator=None) -> Tensor:  # noqa: A002
     x = as_tensor(input)
     if np.any(x.array < 0) or not np.all(np.isfinite(x.array)):
         raise RuntimeError("poisson: every rate must be a finite number >= 0")
-    values = numpy_generator(generator, "poisson").poisson(x.array.astype(np.float64))
+    # NOTE: not PyTorch's sampler: seeded from the stream's next word, then NumPy's Poisson.
+    seed = int(resolve(generator, "poisson").words(1)[0])
+    values = np.random.default_rng(seed).poisson(x.array.astype(np.float64))
     return _new(values.astype(x.array.dtype))
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:  # noqa: A002
     """Uniform samples on [0, 1) of input's shape (and floating dtype unless `dtype=`)."""
     x = _like("rand_like", input, dtype, device)
-    values = numpy_generator(generator, "rand_like").random(x.shape)
+    values = transforms.uniform(resolve(generator, "rand_like"), x.shape, x.dtype)
     return _new(values.astype(x.dtype), requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:  # noqa: A002
     """Standard normal samples of input's shape (and floating dtype unless `dtype=`)."""
     x = _like("randn_like", input, dtype, device)
-    values = numpy_generator(generator, "randn_like").standard_normal(x.shape)
+    values = transforms.normal(resolve(generator, "randn_like"), x.shape, x.dtype)
     return _new(values.astype(x.dtype), requires_grad)
 
 
@@ -135,7 +142,8 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     low, high = (0, low) if high is None else (low, high)
     if int(low) >= int(high):
         raise RuntimeError(f"randint_like: expected low < high, got low={low}, high={high}")
-    values = numpy_generator(generator, "randint_like").integers(int(low), int(high), x.shape)
+    gen = resolve(generator, "randint_like")
+    values = transforms.integers(gen, int(low), int(high), x.shape)
     return _new(values.astype(x.dtype if dtype is None else np.dtype(dtype)), requires_grad)
 
 

@@ -33,7 +33,7 @@ from ..io import load
 from ..nn import functional as F
 from ..ops.shape import cat
 from ..ops.xp import max_shifted
-from ..random import generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 from .pretrained import config_kwargs, read_folder
 
@@ -271,6 +271,6 @@ def _sample(logits: np.ndarray, temperature: float, top_k) -> Tensor:
         logits = np.where(logits < kth, -np.inf, logits)
     probs = np.exp(max_shifted(logits, -1))
     cumulative = np.cumsum(probs / probs.sum(-1, keepdims=True), axis=-1)
-    draws = generator().random((logits.shape[0], 1))
+    draws = transforms.uniform(resolve(None), (logits.shape[0], 1), np.float64)
     choice = (cumulative < draws).sum(-1).clip(max=logits.shape[-1] - 1)
     return Tensor._make(choice[:, None].astype(np.int64))

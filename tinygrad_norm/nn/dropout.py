@@ -19,7 +19,7 @@ class Dropout(Module):
     >>> _ = tg.manual_seed(0)
     >>> drop = Dropout(p=0.5)
     >>> drop(tg.ones(6))
-    tensor([2., 0., 0., 0., 2., 2.])
+    tensor([0., 0., 2., 0., 0., 0.])
     >>> drop.eval()(tg.ones(3))
     tensor([1., 1., 1.])
     """

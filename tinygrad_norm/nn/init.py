@@ -23,8 +23,7 @@ import math
 
 import numpy as np
 
-from ..ops.erfinv_numpy import erfinv
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from ..tensor import Tensor
 
 
@@ -37,14 +36,18 @@ def _data(tensor, fn: str) -> np.ndarray:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples of U(a, b), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "uniform_")
-    data[...] = numpy_generator(generator, "nn.init.uniform_").uniform(a, b, data.shape)
+    gen = resolve(generator, "nn.init.uniform_")
+    values = transforms.uniform(gen, data.shape, data.dtype, a, b)
+    data[...] = transforms.in_memory_order(values, data)
     return tensor
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples of N(mean, std²), from `generator` (a tg.Generator) or the global one."""
     data = _data(tensor, "normal_")
-    data[...] = numpy_generator(generator, "nn.init.normal_").normal(mean, std, data.shape)
+    gen, contiguous = resolve(generator, "nn.init.normal_"), data.flags.c_contiguous
+    values = transforms.normal(gen, data.shape, data.dtype, mean, std, contiguous)
+    data[...] = transforms.in_memory_order(values, data)
     return tensor
 
 
@@ -184,15 +187,37 @@ def trunc_normal_(
     tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
     generator=None,
 ) -> Tensor:  # fmt: skip
-    """Samples of N(mean, std²) conditioned on a <= x <= b (ViT, timm): drawn by inverting the
-    normal CDF over [Phi((a - mean) / std), Phi((b - mean) / std)], as PyTorch does."""
+    """Samples of N(mean, std²) conditioned on a <= x <= b (ViT, timm), by rejection as
+    PyTorch draws them: when [a, b] holds more than 30% of the mass, normal draws of the
+    whole tensor, redrawn where out of range; else uniform candidates x on [a, b] accepted
+    where log(u) <= -((x - mean) / std)² / 2 - log_peak (u uniform, log_peak the log-density
+    ratio at the mode), the rejected ones drawn again."""
     data = _data(tensor, "trunc_normal_")
-    lo, hi = (_normal_cdf((a - mean) / std), _normal_cdf((b - mean) / std))
-    u = numpy_generator(generator, "nn.init.trunc_normal_").uniform(
-        2 * lo - 1, 2 * hi - 1, data.shape
-    )
-    values = mean + std * math.sqrt(2.0) * erfinv(u)  # Phi^-1(p) = sqrt(2) erfinv(2p - 1)
-    data[...] = np.clip(values, a, b)
+    gen, shape, dtype = resolve(generator, "nn.init.trunc_normal_"), data.shape, data.dtype
+    mass = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    if mass > 0.3:
+        lo, hi = dtype.type(a), dtype.type(b)
+        result = transforms.normal(gen, shape, dtype, mean, std)
+        while ((result < lo) | (result > hi)).any():
+            redraw = transforms.normal(gen, shape, dtype, mean, std)
+            result = np.where((result < lo) | (result > hi), redraw, result)
+        data[...] = result
+        return tensor
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def rejected(candidates):
+        log_density = ((candidates - dtype.type(mean)) / dtype.type(std)) ** 2
+        log_density = log_density * dtype.type(-0.5) - dtype.type(log_peak)
+        return np.log(transforms.uniform(gen, shape, dtype)) > log_density
+
+    result = transforms.uniform(gen, shape, dtype, a, b)
+    pending = rejected(result)
+    while pending.any():
+        candidates = transforms.uniform(gen, shape, dtype, a, b)
+        result = np.where(pending, candidates, result)
+        pending = np.where(pending, rejected(candidates), pending)
+    data[...] = result
     return tensor
 
 
@@ -212,7 +237,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     if data.size == 0:
         return tensor
     rows, cols = data.shape[0], data.size // data.shape[0]
-    flat = numpy_generator(generator, "nn.init.orthogonal_").standard_normal((rows, cols))
+    gen = resolve(generator, "nn.init.orthogonal_")
+    flat = transforms.normal(gen, (rows, cols), data.dtype).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

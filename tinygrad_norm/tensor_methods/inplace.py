@@ -39,7 +39,7 @@ from ..convert import number_as
 from ..ops import composite as C
 from ..ops.elementwise import Where
 from ..ops.movement import IndexPut
-from ..random import numpy_generator
+from ..random import resolve, transforms
 from .indexing import ints_first, normalize_index
 from .math import _refuse_integer_division
 
@@ -152,8 +152,9 @@ class InPlaceMethods:
             )
 
         def draw(t):
-            values = numpy_generator(generator, "uniform_").uniform(a, b, t.shape)
-            return _replace(t, values.astype(t.dtype))
+            gen = resolve(generator, "uniform_")
+            values = transforms.uniform(gen, t.shape, t.dtype, a, b)
+            return _replace(t, transforms.in_memory_order(values, t.array))
 
         return self._change_in_place("uniform_", draw)
 
@@ -163,8 +164,9 @@ class InPlaceMethods:
         """Fill with values drawn from N(mean, std²) by `generator` (or the global one)."""
 
         def draw(t):
-            values = numpy_generator(generator, "normal_").normal(mean, std, t.shape)
-            return _replace(t, values.astype(t.dtype))
+            gen, contiguous = resolve(generator, "normal_"), t.array.flags.c_contiguous
+            values = transforms.normal(gen, t.shape, t.dtype, mean, std, contiguous)
+            return _replace(t, transforms.in_memory_order(values, t.array))
 
         return self._change_in_place("normal_", draw)
 

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ...functions.creation import as_tensor
-from ...random import numpy_generator
+from ...random import resolve, transforms
 from ...tensor import Tensor
 
 SELU_SATURATION = 1.0507009873554805 * 1.6732632423543772
@@ -49,8 +49,8 @@ def _channel_dropout(op: str, input, p, training, generator, dims: tuple) -> Ten
     mask_shape = x.array.shape[: 2 if batched else 1] + (1,) * (x.ndim - (2 if batched else 1))
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, op).random(mask_shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.array.dtype)
+    keep = transforms.bernoulli(resolve(generator, op), 1.0 - p, mask_shape, x.array.dtype)
+    return x * (keep / x.array.dtype.type(1.0 - p))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None) -> Tensor:  # noqa: A002
@@ -80,7 +80,9 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False, *, generator=None
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "alpha_dropout").random(x.array.shape) >= p
+    gen = resolve(generator, "alpha_dropout")
+    keep = transforms.bernoulli(gen, 1.0 - p, x.array.shape, np.float64)
+    keep = transforms.like_input(keep, x.array)  # the mask is laid out as the input
     a = 1.0 / np.sqrt((1.0 - p) * (1.0 + p * SELU_SATURATION**2))
     b = a * SELU_SATURATION * p
     scale = (keep * a).astype(x.array.dtype)
@@ -99,8 +101,8 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
 
     >>> import tinygrad_norm as tg
     >>> _ = tg.manual_seed(0)
-    >>> dropout(tg.ones(6), p=0.5)
-    tensor([2., 0., 0., 0., 2., 2.])
+    >>> dropout(tg.ones(6), p=0.5)  # torch.manual_seed(0) gives the same mask
+    tensor([0., 0., 2., 0., 0., 0.])
     """
     x = as_tensor(input)
     if not 0.0 <= p <= 1.0:
@@ -111,5 +113,7 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         return x
     if p == 1.0:
         return x * 0.0
-    keep = numpy_generator(generator, "dropout").random(x.array.shape) >= p
-    return x * (keep * (1.0 / (1.0 - p))).astype(x.dtype)
+    # PyTorch's CPU dropout: a mask of bernoulli(1 - p) draws, divided by 1 - p
+    keep = transforms.bernoulli(resolve(generator, "dropout"), 1.0 - p, x.shape, x.array.dtype)
+    keep = transforms.like_input(keep, x.array)  # the mask is laid out as the input
+    return x * (keep / x.array.dtype.type(1.0 - p))

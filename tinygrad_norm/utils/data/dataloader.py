@@ -16,7 +16,7 @@ import numpy as np
 from ...functions.shape import stack
 from ...tensor import Tensor
 from .dataset import IterableDataset
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, seed_from
 
 _noted_num_workers = []  # a note about num_workers is shown once per process
 
@@ -205,7 +205,13 @@ class DataLoader:
         return sampler, batch_sampler
 
     def __iter__(self):
-        """One epoch of batches."""
+        """One epoch of batches. As PyTorch, starting one draws a seed for worker processes
+        (there are none here) from `generator` or the global stream, so the streams stay
+        aligned."""
+        seed_from(self.generator)
+        return self._batches()
+
+    def _batches(self):
         if isinstance(self.dataset, IterableDataset):
             yield from self._iter_stream()
         elif self.batch_sampler is not None:

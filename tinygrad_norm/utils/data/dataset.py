@@ -12,8 +12,9 @@ import warnings
 from bisect import bisect_right
 from itertools import accumulate
 
+from ...random import transforms
 from ...tensor import Tensor
-from .sampler import _numpy_rng
+from .sampler import _generator
 
 
 class Dataset:
@@ -180,6 +181,6 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
             f"random_split: the lengths {lengths} add up to {sum(lengths)}, but the dataset has "
             f"{n} samples; give counts that add up to {n}, or fractions that add up to 1"
         )
-    order = _numpy_rng(generator).permutation(n).tolist()
+    order = transforms.randperm(_generator(generator), n).tolist()
     ends = list(accumulate(lengths))
     return [Subset(dataset, order[end - k : end]) for end, k in zip(ends, lengths)]

@@ -10,26 +10,26 @@ from __future__ import annotations
 import numpy as np
 
 from ... import random
+from ...random import transforms
 from ...tensor import Tensor
 
-_CHUNK = 4096  # draws with replacement are made this many at a time, as they are used
+_CHUNK = 32  # draws with replacement are made this many at a time, as they are used (PyTorch's)
 
 
-def _numpy_rng(generator=None) -> np.random.Generator:
-    """The `numpy.random.Generator` to draw from: the global one for None, else the one inside
-    `generator` (a tg.Generator keeps it as `.numpy` or `._rng`; a numpy Generator is itself)."""
-    if generator is None:
-        return random.generator()
-    if isinstance(generator, np.random.Generator):
-        return generator
-    for attribute in ("numpy", "_rng"):
-        rng = getattr(generator, attribute, None)
-        if isinstance(rng, np.random.Generator):
-            return rng
+def _generator(generator=None) -> random.Generator:
+    """The tg.Generator to draw from: `generator`, or the global one for None."""
+    if generator is None or isinstance(generator, random.Generator):
+        return random.resolve(generator)
     raise TypeError(
         "generator must be a tg.Generator (e.g. tg.Generator().manual_seed(0)) or None for the "
         f"global one, got {type(generator).__name__}"
     )
+
+
+def seed_from(generator=None) -> int:
+    """PyTorch's `torch.empty((), dtype=torch.int64).random_(generator=...)`: a seed in
+    [0, 2**63) drawn from `generator` (or the global one), e.g. for a fresh Generator."""
+    return int(transforms.random_bits(_generator(generator), (), np.int64))
 
 
 def _check_positive_int(owner: str, name: str, value) -> None:
@@ -87,15 +87,21 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        n, rng = len(self.data_source), _numpy_rng(self.generator)
+        """As PyTorch: without a generator, a fresh one seeded from the global stream; then
+        permutations (the last one cut), or with replacement integers 32 at a time."""
+        n = len(self.data_source)
+        if self.generator is None:
+            gen = random.Generator().manual_seed(seed_from(None))
+        else:
+            gen = _generator(self.generator)
         if self.replacement:  # in chunks: minGPT asks for num_samples=int(1e10)
-            for start in range(0, self.num_samples, _CHUNK):
-                size = min(_CHUNK, self.num_samples - start)
-                yield from rng.integers(0, n, size=size).tolist()
+            for _ in range(self.num_samples // _CHUNK):
+                yield from transforms.integers(gen, 0, n, (_CHUNK,)).tolist()
+            yield from transforms.integers(gen, 0, n, (self.num_samples % _CHUNK,)).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+            yield from transforms.randperm(gen, n).tolist()
+        yield from transforms.randperm(gen, n)[: self.num_samples % n].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
@@ -108,7 +114,7 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self):
-        for i in _numpy_rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in transforms.randperm(_generator(self.generator), len(self.indices)).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -146,14 +152,10 @@ class WeightedRandomSampler(Sampler):
         self.replacement, self.generator = replacement, generator
 
     def __iter__(self):
-        p = self.weights / self.weights.sum()
-        rng = _numpy_rng(self.generator)
-        if not self.replacement:
-            yield from rng.choice(len(p), size=self.num_samples, replace=False, p=p).tolist()
-            return
-        for start in range(0, self.num_samples, _CHUNK):
-            size = min(_CHUNK, self.num_samples - start)
-            yield from rng.choice(len(p), size=size, p=p).tolist()
+        """As PyTorch: one multinomial draw of all num_samples from the float64 weights."""
+        gen, rows = _generator(self.generator), self.weights[None, :]
+        draws = transforms.multinomial(gen, rows, self.num_samples, self.replacement)
+        yield from draws[0].tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,0 +1,255 @@
+"""PyTorch's CPU transforms from mt19937 words to numbers, vectorised with NumPy.
+
+Every function takes a `Generator` and draws exactly the words PyTorch's CPU kernel draws, in
+the same order, so the stream stays aligned call after call. Notation: w is a 32-bit word
+(`random()`), W a 64-bit one made of two words, hi first (`random64()`).
+
+- uniform float32 (and float16, computed in float32): u = (w & (2**24 - 1)) / 2**24; float64:
+  u = (W & (2**53 - 1)) / 2**53; then u * (b - a) + a rounded once (PyTorch's compiled kernel
+  fuses the multiply-add). A value that rounds to b becomes a, so the interval stays [a, b).
+- integers in [low, high): range = high - low; w % range + low, or W % range + low when
+  range >= 2**28.
+- normal: with 16 or more contiguous values, PyTorch fills the tensor with uniforms u, then
+  turns each block of 16 into 8 Box-Muller pairs, u1 = 1 - u[j], u2 = u[j + 8]:
+  r = sqrt(-2 log u1), x[j] = r cos(2 pi u2), x[j + 8] = r sin(2 pi u2) (then * std + mean);
+  a size not a multiple of 16 draws 16 more uniforms for the last 16 values (float16 draws
+  the uniforms 16 at a time, so without the n % 16 left-over ones). Fewer than 16
+  values are drawn one at a time in float64: u1, u2 from W, r = sqrt(-2 log1p(-u2)),
+  x = r cos(2 pi u1), and r sin(2 pi u1) is kept in the generator for the next single draw.
+- exponential(lambda): -log1p(-u) / lambda with float64 u; bernoulli(p): u < p (float64 u
+  for a Python-number p or float64 p, float32 u otherwise).
+- randperm(n): start from 0..n-1 and, for i = 0..n-2, swap entry i with entry
+  i + w_i % (n - i).
+- multinomial: without replacement or for one sample, the categories with the largest
+  p / q, q ~ Exp(1) in the weights' dtype (the Gumbel-max trick); with replacement, the first
+  category whose normalised cumulative weight (in the weights' dtype) reaches a float64 u.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
+_TWO_PI32 = np.float32(2 * np.pi)
+_CHUNK = 2**16  # normals are made this many at a time, so the temporaries stay in cache
+
+
+def _float_kind(dtype) -> np.dtype:
+    """The dtype PyTorch does the arithmetic in: float64 stays, every other float is float32."""
+    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+
+
+def _split(a: np.ndarray):
+    """Veltkamp's split of float64 a into two halves of 26 bits: a = high + low exactly."""
+    c = 134217729.0 * a  # 2**27 + 1
+    high = c - (c - a)
+    return high, a - high
+
+
+def fused_multiply_add(a: np.ndarray, b: float, c: float) -> np.ndarray:
+    """a * b + c rounded once, as a fused multiply-add (which PyTorch's compiled kernels use):
+    Dekker's exact product p + e = a * b and Knuth's exact sum s + t = p + c, then
+    s + (t + e) (equal to the correctly rounded result but for rare ties)."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(np.float64(b))
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    t = (p - (s - v)) + (c - v)
+    return s + (t + e)
+
+
+def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
+    """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
+    if _float_kind(dtype) == np.float64:
+        return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
+    values = np.empty(n, np.float32)
+    for start in range(0, n, _CHUNK):  # in cache-sized chunks
+        part = values[start : start + _CHUNK]
+        words = gen.raw_words(part.size)
+        words &= _MASK24_64
+        part[...] = words
+        part *= np.float32(2.0**-24)
+    return values
+
+
+def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
+    """`tensor.uniform_(low, high)`: values in [low, high) (PyTorch's uniform kernel)."""
+    dtype, kind = np.dtype(dtype), _float_kind(dtype)
+    n = math.prod(shape)
+    values = unit_uniform(gen, n, kind)
+    if (low, high) != (0.0, 1.0):
+        lo, hi = kind.type(low), kind.type(high)
+        if kind == np.float32:  # PyTorch's float kernel fuses u * (b - a) + a (one rounding)
+            values = (values.astype(np.float64) * float(hi - lo) + float(lo)).astype(kind)
+        else:
+            values = fused_multiply_add(values, hi - lo, lo)
+    values = values.astype(dtype, copy=False)
+    if (low, high) != (0.0, 1.0) or dtype != kind:  # float16 rounds some u up to 1
+        values[values == dtype.type(high)] = dtype.type(low)
+    return values.reshape(shape)
+
+
+def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
+    """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
+    arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
+    so that NumPy's math runs over long rows instead of 8 values at a time."""
+    kind = u.dtype.type
+    halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
+    radius, theta = halves[0], halves[1]
+    np.subtract(kind(1), radius, out=radius)
+    np.log(radius, out=radius)
+    radius *= kind(-2.0)
+    np.sqrt(radius, out=radius)
+    theta *= _TWO_PI32 if kind is np.float32 else 2 * np.pi
+    rows = out.reshape(-1, 2, 8)
+    cosine = np.cos(theta)
+    cosine *= radius
+    rows[:, 0] = cosine
+    np.sin(theta, out=theta)
+    theta *= radius
+    rows[:, 1] = theta
+    if (mean, std) != (0.0, 1.0):  # fused: x * std + mean rounded once
+        if u.dtype == np.float32:
+            fused = out * np.float64(np.float32(std)) + np.float64(np.float32(mean))
+            out[...] = fused.astype(np.float32)
+        else:
+            out[...] = fused_multiply_add(out, float(std), float(mean))
+
+
+def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
+    """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached."""
+    out = np.empty(n)
+    i = 0
+    if n and gen.next_double_normal is not None:
+        out[0], gen.next_double_normal, i = gen.next_double_normal, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = unit_uniform(gen, 2 * pairs, np.float64).reshape(pairs, 2)
+        radius = np.sqrt(-2.0 * np.log1p(-u[:, 1]))
+        theta = 2.0 * np.pi * u[:, 0]
+        both = np.stack([radius * np.cos(theta), radius * np.sin(theta)], axis=1).reshape(-1)
+        out[i:] = both[: n - i]
+        if (n - i) % 2:
+            gen.next_double_normal = float(both[-1])
+    return out * std + mean
+
+
+def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> np.ndarray:
+    """`tensor.normal_(mean, std)` for a tensor of `shape` (PyTorch's normal kernel: a
+    non-contiguous tensor gets the one-by-one draws whatever its size)."""
+    dtype, kind = np.dtype(dtype), _float_kind(dtype)
+    n = math.prod(shape)
+    if n < 16 or not contiguous:
+        return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
+    values = np.empty(n, kind)
+    for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
+        part = values[start : min(start + _CHUNK, n - n % 16)]
+        _box_muller16(unit_uniform(gen, part.size, kind), part, mean, std)
+    if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
+        if kind == dtype:  # PyTorch drew all n uniforms first: n % 16 of them go unused
+            unit_uniform(gen, n % 16, kind)
+        _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
+    return values.astype(dtype, copy=False).reshape(shape)
+
+
+def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`values`, drawn one after another, placed as PyTorch's element-by-element kernels
+    place them in a tensor like `view`: in the order of its memory (for a transposed view,
+    column after column), which is the row-major order only for a contiguous one."""
+    if view.flags.c_contiguous or view.ndim < 2 or 0 in view.strides:
+        return values.reshape(view.shape)
+    offsets = sum(i * stride for i, stride in zip(np.indices(view.shape), view.strides))
+    placed = np.empty(view.size, values.dtype)
+    placed[np.argsort(offsets.reshape(-1), kind="stable")] = values.reshape(-1)
+    return placed.reshape(view.shape)
+
+
+def like_input(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`values` laid out as PyTorch's `empty_like(input)` would hold them: in `view`'s memory
+    order when it is a permutation of a contiguous block (a transposed tensor), else row-major
+    (`empty_like` of a sliced or expanded tensor is contiguous)."""
+    order = np.argsort(view.strides, kind="stable")[::-1]
+    expected = view.itemsize * np.cumprod([1] + [view.shape[i] for i in order[::-1]][:-1])[::-1]
+    dense = all(view.strides[i] == e for i, e in zip(order, expected) if view.shape[i] > 1)
+    return in_memory_order(values, view) if dense else values.reshape(view.shape)
+
+
+def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
+    """`tensor.random_(low, high)` / `randint`: integers in [low, high)."""
+    n, span = math.prod(shape), int(high) - int(low)
+    if span >= 2**28:
+        offsets = gen.words64(n) % np.uint64(span)
+    else:
+        offsets = gen.words(n) % np.uint32(span)
+    return (offsets.astype(np.int64) + int(low)).astype(dtype).reshape(shape)
+
+
+def random_bits(gen, shape, dtype) -> np.ndarray:
+    """`tensor.random_()` with no bounds: [0, 2**mantissa] for floats, [0, max] for integers."""
+    dtype = np.dtype(dtype)
+    n = math.prod(shape)
+    if dtype == np.bool_:
+        return (gen.words(n) & np.uint32(1)).astype(bool).reshape(shape)
+    if dtype in (np.int64, np.float64):
+        top = 2**63 if dtype == np.int64 else 2**53 + 1
+        return (gen.words64(n) % np.uint64(top)).astype(dtype).reshape(shape)
+    if dtype.kind == "f":
+        top = 2 ** (np.finfo(dtype).nmant + 1) + 1
+    else:
+        top = int(np.iinfo(dtype).max) + 1
+    return (gen.words(n).astype(np.uint64) % np.uint64(top)).astype(dtype).reshape(shape)
+
+
+def exponential(gen, shape, dtype=np.float32, lambd=1.0) -> np.ndarray:
+    """`tensor.exponential_(lambd)`: -log1p(-u) / lambd, u a float64 uniform."""
+    n = math.prod(shape)
+    return (-1.0 / lambd * np.log1p(-unit_uniform(gen, n, np.float64))).astype(dtype).reshape(shape)
+
+
+def bernoulli(gen, p, shape, dtype=np.float32, layout=None) -> np.ndarray:
+    """1 where u < p: u float64 for a Python number or float64 p, else float32 (PyTorch's).
+    With `layout` (the array filled), the u are placed in its memory order first."""
+    n = math.prod(shape)
+    p = p if isinstance(p, np.ndarray) else float(p)
+    precise = not isinstance(p, np.ndarray) or p.dtype == np.float64
+    u = unit_uniform(gen, n, np.float64 if precise else np.float32).reshape(shape)
+    if layout is not None:
+        u = in_memory_order(u, layout)
+    if isinstance(p, np.ndarray) and not precise:
+        p = p.astype(np.float32)
+    return (u < p).astype(dtype)
+
+
+def randperm(gen, n: int) -> np.ndarray:
+    """PyTorch's randperm for n below 2**32 / 20: Fisher-Yates from the front, one word a swap."""
+    order = list(range(n))
+    if n > 1:
+        spans = np.arange(n, 1, -1, dtype=np.uint32)
+        picks = (gen.words(n - 1) % spans).tolist()
+        for i, pick in enumerate(picks):
+            j = i + pick
+            order[i], order[j] = order[j], order[i]
+    return np.array(order, dtype=np.int64)
+
+
+def multinomial(gen, rows: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
+    """Category indices for each row of the 2-D float `rows` (checked by the caller)."""
+    if not replacement or num_samples == 1:
+        q = exponential(gen, rows.shape, rows.dtype)
+        keys = rows / q
+        if num_samples == 1:
+            return np.argmax(keys, axis=1)[:, None].astype(np.int64)
+        return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples].astype(np.int64)
+    kind = np.float64 if rows.dtype == np.float64 else np.float32
+    out = np.empty((len(rows), num_samples), np.int64)
+    for r, row in enumerate(rows.astype(kind)):
+        cumulative = np.cumsum(row, dtype=kind)
+        cumulative /= cumulative[-1]
+        cumulative[-1] = 1
+        u = unit_uniform(gen, num_samples, np.float64)
+        out[r] = np.searchsorted(cumulative.astype(np.float64), u, side="left")
+    return out
