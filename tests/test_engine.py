@@ -651,7 +651,7 @@ def test_fork_rng_restores_the_generator_state():
     np.testing.assert_array_equal(tg.randn(10).numpy(), inside)
 
 
-class _KeepsPositive(tg.autograd.Function):
+class _KeepsPositive(tg.Function):
     """x * (x > 0), with the mask stored on ctx as an attribute rather than saved."""
 
     @staticmethod

@@ -22,7 +22,7 @@ RuntimeError: detect_anomaly: SqrtBackward returned inf in its gradient for inpu
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 import threading
 import traceback
@@ -34,6 +34,7 @@ class _State(threading.local):
     # NOTE: a class default, so a thread that never switched anomaly mode reads False
     # directly; getattr(local, "enabled", False) pays for a caught AttributeError each time.
     enabled = False
+    check_nan = True
 
 
 _state = _State()
@@ -44,15 +45,47 @@ def is_anomaly_enabled() -> bool:
     return _state.enabled
 
 
-@contextlib.contextmanager
-def detect_anomaly():
-    """Record where each op was created and stop at the first NaN or inf made in backward."""
-    previous = is_anomaly_enabled()
-    _state.enabled = True
-    try:
-        yield
-    finally:
-        _state.enabled = previous
+class detect_anomaly:  # noqa: N801 (PyTorch's name: used as `with` and as a decorator)
+    """Record where each op was created and stop at the first NaN or inf made in backward
+    (`check_nan=False`: record only). A context manager and a decorator, as PyTorch's."""
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self.previous = (_state.enabled, _state.check_nan)
+        _state.enabled, _state.check_nan = True, self.check_nan
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _state.enabled, _state.check_nan = self.previous
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with detect_anomaly(self.check_nan):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class set_detect_anomaly:  # noqa: N801 (PyTorch's name)
+    """`set_detect_anomaly(True)` turns anomaly mode on now (a function call); used with
+    `with`, the previous mode comes back at the end."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self.previous = (_state.enabled, _state.check_nan)
+        _state.enabled, _state.check_nan = bool(mode), check_nan
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _state.enabled, _state.check_nan = self.previous
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state.check_nan
 
 
 def creation_site() -> str:
@@ -67,6 +100,8 @@ def creation_site() -> str:
 
 def check_gradients(node, grad_inputs) -> None:
     """Raise if any gradient `node` just sent contains a NaN or an infinity."""
+    if not _state.check_nan:
+        return
     for i, grad in enumerate(grad_inputs):
         if grad is None or grad.array.dtype.kind not in "fc" or np.isfinite(grad.array).all():
             continue

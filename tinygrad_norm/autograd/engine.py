@@ -46,7 +46,11 @@ class Step(NamedTuple):
     def so_far(self) -> tuple:
         """Each input's gradient so far (a leaf's: its .grad once complete). Only the
         step-through tool asks; call it before the next step runs."""
-        return tuple(_gradient_so_far(e, self.grads, self.capture) for e in self.node.edges)
+        inputs = self.inputs or (None,) * len(self.node.edges)
+        return tuple(
+            _gradient_so_far(e, gradient_key(e, t), self.grads, self.capture)
+            for e, t in zip(self.node.edges, inputs)
+        )
 
 
 def topological_sort(roots: list[Context]) -> list[Context]:
@@ -87,9 +91,9 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
     """
     create_graph = bool(create_graph)
     grad_mode = enable_grad() if create_graph else no_grad()  # the mode inside each backward
-    grads: dict[int, list] = {}  # id(node or leaf) -> the sum of its gradients so far
+    grads: dict = {}  # id(node or leaf) -> the sum of its gradients so far (`gradient_key`)
     for root, grad in zip(roots, grad_roots):
-        add_gradient(grads, id(root.grad_fn or root), grad, create_graph)
+        add_gradient(grads, gradient_key(root.grad_fn or root, root), grad, create_graph)
     order = topological_sort([r.grad_fn for r in roots if r.grad_fn is not None])
     pending = count_edges_into_leaves(roots, order)
     for root in {id(r): r for r in roots if r.grad_fn is None}.values():
@@ -98,7 +102,11 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             deliver_to_leaf(root, grad, capture, create_graph)
 
     for index, node in enumerate(order):
-        grad_output = take_gradient(grads, id(node))
+        if node.n_outputs == 1:
+            grad_output = take_gradient(grads, id(node))
+        else:  # one gradient per output; None where an output received none
+            grad_output = tuple(take_gradient(grads, (id(node), k)) for k in range(node.n_outputs))
+            grad_output = None if all(g is None for g in grad_output) else grad_output
         grad_inputs: tuple = (None,) * len(node.edges)
         if grad_output is not None:
             if node.released:
@@ -106,10 +114,12 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
             with grad_mode:
                 grad_inputs = call_backward(node, grad_output)
+                if node.post_hooks:
+                    grad_inputs = run_post_hooks(node, grad_inputs, grad_output)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
-        for edge, grad in zip(node.edges, grad_inputs):
-            key = id(edge)
+        for edge, grad, tensor in zip(node.edges, grad_inputs, node.inputs):
+            key = gradient_key(edge, tensor)
             if grad is not None:
                 add_gradient(grads, key, grad, create_graph)
             if key in pending:  # a leaf that requires grad: was this the last edge into it?
@@ -122,10 +132,29 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         yield Step(index, node, grad_output, grad_inputs, inputs, grads, capture)
 
 
-def _gradient_so_far(edge, grads: dict, capture: dict | None):
+def gradient_key(edge, tensor):
+    """Where the gradient for `tensor` (whose node, or leaf, is `edge`) is summed: `id(edge)`,
+    or `(id(node), k)` for output k of a node with several outputs."""
+    if type(edge) is Context or isinstance(edge, GraphTensor) or edge.n_outputs == 1:
+        return id(edge)
+    return (id(edge), edge.output_slot(tensor))
+
+
+def run_post_hooks(node, grad_inputs: tuple, grad_output) -> tuple:
+    """PyTorch's `Node.register_hook`: each hook sees (grad_inputs, grad_outputs) and may
+    return a replacement for grad_inputs."""
+    grad_outputs = grad_output if node.n_outputs > 1 else (grad_output,)
+    for hook in node.post_hooks:
+        result = hook(grad_inputs, grad_outputs)
+        if result is not None:
+            grad_inputs = tuple(result)
+    return grad_inputs
+
+
+def _gradient_so_far(edge, key, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
-    if id(edge) in grads:
-        total = grads[id(edge)][0]
+    if key in grads:
+        total = grads[key][0]
         return total._make(total.array.copy())  # a snapshot: later uses may add into the sum
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
         return None  # a node's sum was handed on already; a captured or constant input
@@ -158,7 +187,11 @@ def call_backward(node, grad_output) -> tuple:
     exactly that input's shape and dtype."""
     if node.versions:
         node.check_versions()
-    grads, needs = node.fn.backward(node, grad_output), node.needs_input_grad
+    if node.n_outputs == 1:
+        grads = node.fn.backward(node, grad_output)
+    else:  # PyTorch-style: one gradient argument per output
+        grads = node.fn.backward(node, *node.materialize(grad_output))
+    needs = node.needs_input_grad
     grads = grads if type(grads) is tuple else (grads,)
     if len(grads) != len(needs):
         grads = _one_per_argument(node, grads)
@@ -262,7 +295,7 @@ def run_hooks(hooks, grad):
 def output_gradient_ready(node, grad_output, capture: dict | None, create_graph: bool):
     """A node's output gradient is complete: its hooks see it (and may replace it), then
     `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
-    if not node.hooks and node.retained is None and capture is None:
+    if (not node.hooks and node.retained is None and capture is None) or node.n_outputs > 1:
         return grad_output  # the usual node has none of the three
     grad_output = run_hooks(node.hooks, grad_output)
     keep_for_retain_grad(node, grad_output, capture, create_graph)
