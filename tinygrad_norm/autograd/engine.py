@@ -211,6 +211,8 @@ def _one_per_argument(node, grads) -> tuple:
     n_args = len(node.needs_input_grad)
     if len(grads) < n_args and not any(node.needs_input_grad[len(grads) :]):
         grads += (None,) * (n_args - len(grads))
+    elif len(grads) > n_args and all(g is None for g in grads[n_args:]):  # defaults left out
+        grads = grads[:n_args]
     if len(grads) != n_args:
         raise RuntimeError(
             f"{node.name}: backward returned {len(grads)} gradients but forward took "
