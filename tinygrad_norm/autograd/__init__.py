@@ -8,7 +8,8 @@ this package must not import).
 """
 
 from . import functional, graph
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import torch_detect_anomaly as detect_anomaly
 from .grad import grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor_function import Function, FunctionCtx, once_differentiable
@@ -21,6 +22,7 @@ __all__ = [
     "functional",
     "grad",
     "graph",
+    "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_grad_enabled",
     "no_grad",
