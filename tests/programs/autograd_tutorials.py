@@ -21,7 +21,9 @@ results = {}
 
 
 def data(*shape, requires_grad=True):
-    return torch.tensor(rng.standard_normal(shape), dtype=torch.float64, requires_grad=requires_grad)
+    return torch.tensor(
+        rng.standard_normal(shape), dtype=torch.float64, requires_grad=requires_grad
+    )
 
 
 def keep(name, value):
@@ -90,7 +92,9 @@ keep("cube_gradcheck", gradcheck(Cube.apply, (x,)))
 keep("cube_gradgradcheck", gradgradcheck(Cube.apply, (x,)))
 y = Cube.apply(x)
 keep("cube_node_name", y.grad_fn.name() == "CubeBackward")
-keep("cube_next_is_leaf", y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad")
+keep(
+    "cube_next_is_leaf", y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+)
 
 
 class CubeOnce(Function):
@@ -249,6 +253,7 @@ per_sample = vmap(grad(compute_loss), in_dims=(None, None, 0, 0))(params, buffer
 for name, g in per_sample.items():
     keep(f"per_sample_{name}", g)
 
+
 # --- Hessians, Jacobians, forward mode ------------------------------------------------------------
 def f(x):
     return (x.sin() * x.exp()).sum() + (x[0] * x[1]) ** 2
@@ -268,8 +273,14 @@ for i, g in enumerate(vjp_fn(torch.ones(3, dtype=torch.float64))):
 with fwAD.dual_level():
     dual = fwAD.make_dual(x, torch.arange(3, dtype=torch.float64))
     keep("dual_tangent", fwAD.unpack_dual((dual**2).sin()).tangent)
-keep("vmap_nested", vmap(vmap(torch.dot))(data(2, 3, 4, requires_grad=False), data(2, 3, 4, requires_grad=False)))
-keep("vmap_out_dims", vmap(torch.mul, in_dims=(0, None), out_dims=1)(data(2, 3, requires_grad=False), x))
+keep(
+    "vmap_nested",
+    vmap(vmap(torch.dot))(data(2, 3, 4, requires_grad=False), data(2, 3, 4, requires_grad=False)),
+)
+keep(
+    "vmap_out_dims",
+    vmap(torch.mul, in_dims=(0, None), out_dims=1)(data(2, 3, requires_grad=False), x),
+)
 
 # --- anomaly mode, saved tensor hooks ----------------------------------------------------------------
 for name, scale in [("nan", 0.0), ("inf", 1.0)]:  # d sqrt(x)/dx at 0: inf; times 0: nan
