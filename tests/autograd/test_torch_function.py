@@ -348,3 +348,21 @@ def test_explore_script_shows_a_custom_function(tmp_path):
     assert main(["explore", "--script", str(script), "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
     assert "CubeBackward" in page and "y = x ** 3" in page
+
+
+def test_gradients_with_respect_to_one_output_of_several_and_node_prehooks():
+    x = leaf(0.5)
+    s, c = SinCos.apply(x, True)
+    y = s * 2 + c * 3
+    gs, gc = tg.autograd.grad(y, (s, c), retain_graph=True)
+    assert gs.tolist() == [2.0] and gc.tolist() == [3.0]
+    s.grad_fn.register_prehook(lambda grads: (grads[0] * 0, grads[1]))
+    (gx,) = tg.autograd.grad(y, x)
+    np.testing.assert_allclose(gx.numpy(), [-3 * np.sin(0.5)])
+
+
+def test_a_hook_on_one_output_of_several_is_refused_not_ignored():
+    s, c = SinCos.apply(leaf(0.5), True)
+    s.register_hook(lambda g: g * 2)
+    with pytest.raises(RuntimeError, match="several outputs is not supported"):
+        (s + c).backward()

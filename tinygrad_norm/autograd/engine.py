@@ -29,7 +29,7 @@ import numpy as np
 from ..broadcast import broadcasts_to, sum_to_shape
 from .anomaly import check_gradients, is_anomaly_enabled
 from .grad_mode import enable_grad, is_grad_enabled, no_grad
-from .node import HINT, Context, GraphTensor
+from .node import HINT, Context, GraphTensor, PreHook
 
 
 class Step(NamedTuple):
@@ -297,11 +297,33 @@ def run_hooks(hooks, grad):
 def output_gradient_ready(node, grad_output, capture: dict | None, create_graph: bool):
     """A node's output gradient is complete: its hooks see it (and may replace it), then
     `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
-    if (not node.hooks and node.retained is None and capture is None) or node.n_outputs > 1:
+    if not node.hooks and node.retained is None and capture is None:
         return grad_output  # the usual node has none of the three
+    if node.n_outputs > 1:
+        return _outputs_ready(node, grad_output, capture)
     grad_output = run_hooks(node.hooks, grad_output)
     keep_for_retain_grad(node, grad_output, capture, create_graph)
     return grad_output
+
+
+def _outputs_ready(node, grad_outputs: tuple, capture: dict | None) -> tuple:
+    """`output_gradient_ready` for a node with several outputs: node pre-hooks see the tuple;
+    autograd.grad captures each output's gradient under (id(node), k)."""
+    for hook in node.hooks:
+        if not isinstance(hook, PreHook):
+            raise RuntimeError(
+                f"{node.name}: a hook or retain_grad() on one output of a Function with several "
+                "outputs is not supported here; register a hook on the node instead "
+                "(y.grad_fn.register_prehook(fn): fn receives one gradient per output)"
+            )
+        result = hook.hook(grad_outputs)
+        grad_outputs = grad_outputs if result is None else tuple(result)
+    if node.retained is not None:
+        raise RuntimeError(f"{node.name}: retain_grad() on one output of several is not supported")
+    for k, grad in enumerate(grad_outputs):
+        if capture is not None and (id(node), k) in capture:
+            capture[id(node), k] = grad
+    return grad_outputs
 
 
 def keep_for_retain_grad(node, grad_output, capture: dict | None, create_graph: bool) -> None:

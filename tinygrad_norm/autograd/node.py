@@ -151,7 +151,7 @@ class Context:
     def register_prehook(self, hook):
         """`hook(grad_outputs) -> tuple | None`, before this node's backward runs (PyTorch's
         `Node.register_prehook`); returns a handle with `.remove()`."""
-        adapter = _PreHook(hook)
+        adapter = PreHook(hook)
         self.hooks.append(adapter)
         return _Handle(self.hooks, adapter)
 
@@ -241,7 +241,7 @@ class NodeName(str):
         return str(self)
 
 
-class _PreHook:
+class PreHook:
     """A PyTorch node pre-hook (on the tuple of output gradients) as a hook on one gradient."""
 
     def __init__(self, hook):
