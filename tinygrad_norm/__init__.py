@@ -7,7 +7,7 @@
 The public names, and nothing else, live here.
 """
 
-from . import autograd, distributions, linalg, models, nn, optim, random, testing, utils
+from . import autograd, distributions, func, linalg, models, nn, optim, random, testing, utils
 from .autograd.function import Function
 from .autograd.grad_mode import (
     enable_grad,
@@ -59,6 +59,7 @@ from .dtypes import (
     short,
     uint8,
 )
+from .func import forward_ad
 from .functions import (
     abs,
     acos,
@@ -278,7 +279,7 @@ from .functions import (
     zeros,
     zeros_like,
 )
-from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck
+from .gradcheck import GradcheckError, check_module, gradcheck, gradgradcheck, torch_style
 from .io import load, save
 from .learn import (
     BackwardStep,
@@ -305,3 +306,10 @@ from .tensor_methods.printing import set_printoptions
 from .tensor_methods.size import Size
 
 __version__ = "0.1.0"
+
+# `torch.autograd.gradcheck` / `gradgradcheck` (PyTorch's signature and results) and
+# `torch.autograd.forward_ad` need the Tensor class, which autograd/ must not import: they are
+# attached to the autograd package here. `tg.gradcheck` stays the teaching one.
+autograd.gradcheck = torch_style.gradcheck
+autograd.gradgradcheck = torch_style.gradgradcheck
+autograd.forward_ad = forward_ad

@@ -556,7 +556,7 @@ def test_a_deep_unreleased_graph_can_be_dropped():
 # --- arrays a Function stores on ctx are freed with the graph -------------------------------------
 
 
-class _KeepsPositive(tg.autograd.Function):
+class _KeepsPositive(tg.Function):
     """x * (x > 0), with the mask stored on ctx as an attribute rather than saved."""
 
     @staticmethod

@@ -22,7 +22,7 @@ RuntimeError: detect_anomaly: SqrtBackward returned inf in its gradient for inpu
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
 import threading
 import traceback
@@ -34,6 +34,8 @@ class _State(threading.local):
     # NOTE: a class default, so a thread that never switched anomaly mode reads False
     # directly; getattr(local, "enabled", False) pays for a caught AttributeError each time.
     enabled = False
+    check_nan = True
+    check_inf = True
 
 
 _state = _State()
@@ -44,15 +46,60 @@ def is_anomaly_enabled() -> bool:
     return _state.enabled
 
 
-@contextlib.contextmanager
-def detect_anomaly():
-    """Record where each op was created and stop at the first NaN or inf made in backward."""
-    previous = is_anomaly_enabled()
-    _state.enabled = True
-    try:
-        yield
-    finally:
-        _state.enabled = previous
+class detect_anomaly:  # noqa: N801 (PyTorch's name: used as `with` and as a decorator)
+    """Record where each op was created and stop at the first NaN or inf made in backward
+    (`check_nan=False`: record only). A context manager and a decorator."""
+
+    catches_inf = True  # tg.detect_anomaly: an infinity too; PyTorch's stops at NaN only
+
+    def __init__(self, check_nan: bool = True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        self.previous = _switch(True, self.check_nan, self.catches_inf)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _switch(*self.previous)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)(self.check_nan):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class torch_detect_anomaly(detect_anomaly):  # noqa: N801
+    """`torch.autograd.detect_anomaly`: as PyTorch's, it stops at a NaN (an infinity passes)."""
+
+    catches_inf = False
+
+
+class set_detect_anomaly:  # noqa: N801 (PyTorch's name)
+    """`torch.autograd.set_detect_anomaly(True)` turns anomaly mode on now (a function call);
+    used with `with`, the previous mode comes back at the end. Stops at NaN, as PyTorch's."""
+
+    def __init__(self, mode: bool, check_nan: bool = True):
+        self.previous = _switch(bool(mode), check_nan, False)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _switch(*self.previous)
+
+
+def _switch(enabled: bool, check_nan: bool, check_inf: bool) -> tuple:
+    """Set the mode; return the one it replaces."""
+    previous = (_state.enabled, _state.check_nan, _state.check_inf)
+    _state.enabled, _state.check_nan, _state.check_inf = enabled, check_nan, check_inf
+    return previous
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    return _state.check_nan
 
 
 def creation_site() -> str:
@@ -67,10 +114,14 @@ def creation_site() -> str:
 
 def check_gradients(node, grad_inputs) -> None:
     """Raise if any gradient `node` just sent contains a NaN or an infinity."""
+    if not _state.check_nan:
+        return
     for i, grad in enumerate(grad_inputs):
         if grad is None or grad.array.dtype.kind not in "fc" or np.isfinite(grad.array).all():
             continue
         bad = "nan" if np.isnan(grad.array).any() else "inf"
+        if bad == "inf" and not _state.check_inf:
+            continue
         raise RuntimeError(
             f"detect_anomaly: {node.name} returned {bad} in its gradient for input {i} "
             f"(shape {grad.array.shape}). The op was created here in the forward pass:\n"

@@ -29,7 +29,7 @@ import numpy as np
 from ..broadcast import broadcasts_to, sum_to_shape
 from .anomaly import check_gradients, is_anomaly_enabled
 from .grad_mode import enable_grad, is_grad_enabled, no_grad
-from .node import HINT, Context, GraphTensor
+from .node import HINT, Context, GraphTensor, PreHook
 
 
 class Step(NamedTuple):
@@ -46,7 +46,11 @@ class Step(NamedTuple):
     def so_far(self) -> tuple:
         """Each input's gradient so far (a leaf's: its .grad once complete). Only the
         step-through tool asks; call it before the next step runs."""
-        return tuple(_gradient_so_far(e, self.grads, self.capture) for e in self.node.edges)
+        inputs = self.inputs or (None,) * len(self.node.edges)
+        return tuple(
+            _gradient_so_far(e, gradient_key(e, t), self.grads, self.capture)
+            for e, t in zip(self.node.edges, inputs)
+        )
 
 
 def topological_sort(roots: list[Context]) -> list[Context]:
@@ -87,9 +91,9 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
     """
     create_graph = bool(create_graph)
     grad_mode = enable_grad() if create_graph else no_grad()  # the mode inside each backward
-    grads: dict[int, list] = {}  # id(node or leaf) -> the sum of its gradients so far
+    grads: dict = {}  # id(node or leaf) -> the sum of its gradients so far (`gradient_key`)
     for root, grad in zip(roots, grad_roots):
-        add_gradient(grads, id(root.grad_fn or root), grad, create_graph)
+        add_gradient(grads, gradient_key(root.grad_fn or root, root), grad, create_graph)
     order = topological_sort([r.grad_fn for r in roots if r.grad_fn is not None])
     pending = count_edges_into_leaves(roots, order)
     for root in {id(r): r for r in roots if r.grad_fn is None}.values():
@@ -98,7 +102,11 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             deliver_to_leaf(root, grad, capture, create_graph)
 
     for index, node in enumerate(order):
-        grad_output = take_gradient(grads, id(node))
+        if node.n_outputs == 1:
+            grad_output = take_gradient(grads, id(node))
+        else:  # one gradient per output; None where an output received none
+            grad_output = tuple(take_gradient(grads, (id(node), k)) for k in range(node.n_outputs))
+            grad_output = None if all(g is None for g in grad_output) else grad_output
         grad_inputs: tuple = (None,) * len(node.edges)
         if grad_output is not None:
             if node.released:
@@ -106,10 +114,12 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
             with grad_mode:
                 grad_inputs = call_backward(node, grad_output)
+                if node.post_hooks:
+                    grad_inputs = run_post_hooks(node, grad_inputs, grad_output)
             if is_anomaly_enabled():
                 check_gradients(node, grad_inputs)
-        for edge, grad in zip(node.edges, grad_inputs):
-            key = id(edge)
+        for edge, grad, tensor in zip(node.edges, grad_inputs, node.inputs):
+            key = gradient_key(edge, tensor)
             if grad is not None:
                 add_gradient(grads, key, grad, create_graph)
             if key in pending:  # a leaf that requires grad: was this the last edge into it?
@@ -122,10 +132,29 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
         yield Step(index, node, grad_output, grad_inputs, inputs, grads, capture)
 
 
-def _gradient_so_far(edge, grads: dict, capture: dict | None):
+def gradient_key(edge, tensor):
+    """Where the gradient for `tensor` (whose node, or leaf, is `edge`) is summed: `id(edge)`,
+    or `(id(node), k)` for output k of a node with several outputs."""
+    if type(edge) is Context or isinstance(edge, GraphTensor) or edge.n_outputs == 1:
+        return id(edge)
+    return (id(edge), edge.output_slot(tensor))
+
+
+def run_post_hooks(node, grad_inputs: tuple, grad_output) -> tuple:
+    """PyTorch's `Node.register_hook`: each hook sees (grad_inputs, grad_outputs) and may
+    return a replacement for grad_inputs."""
+    grad_outputs = grad_output if node.n_outputs > 1 else (grad_output,)
+    for hook in node.post_hooks:
+        result = hook(grad_inputs, grad_outputs)
+        if result is not None:
+            grad_inputs = tuple(result)
+    return grad_inputs
+
+
+def _gradient_so_far(edge, key, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
-    if id(edge) in grads:
-        total = grads[id(edge)][0]
+    if key in grads:
+        total = grads[key][0]
         return total._make(total.array.copy())  # a snapshot: later uses may add into the sum
     if isinstance(edge, Context) or capture is not None or not edge.requires_grad:
         return None  # a node's sum was handed on already; a captured or constant input
@@ -158,7 +187,11 @@ def call_backward(node, grad_output) -> tuple:
     exactly that input's shape and dtype."""
     if node.versions:
         node.check_versions()
-    grads, needs = node.fn.backward(node, grad_output), node.needs_input_grad
+    if node.n_outputs == 1:
+        grads = node.fn.backward(node, grad_output)
+    else:  # PyTorch-style: one gradient argument per output
+        grads = node.fn.backward(node, *node.materialize(grad_output))
+    needs = node.needs_input_grad
     grads = grads if type(grads) is tuple else (grads,)
     if len(grads) != len(needs):
         grads = _one_per_argument(node, grads)
@@ -178,6 +211,8 @@ def _one_per_argument(node, grads) -> tuple:
     n_args = len(node.needs_input_grad)
     if len(grads) < n_args and not any(node.needs_input_grad[len(grads) :]):
         grads += (None,) * (n_args - len(grads))
+    elif len(grads) > n_args and all(g is None for g in grads[n_args:]):  # defaults left out
+        grads = grads[:n_args]
     if len(grads) != n_args:
         raise RuntimeError(
             f"{node.name}: backward returned {len(grads)} gradients but forward took "
@@ -264,9 +299,31 @@ def output_gradient_ready(node, grad_output, capture: dict | None, create_graph:
     `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
     if not node.hooks and node.retained is None and capture is None:
         return grad_output  # the usual node has none of the three
+    if node.n_outputs > 1:
+        return _outputs_ready(node, grad_output, capture)
     grad_output = run_hooks(node.hooks, grad_output)
     keep_for_retain_grad(node, grad_output, capture, create_graph)
     return grad_output
+
+
+def _outputs_ready(node, grad_outputs: tuple, capture: dict | None) -> tuple:
+    """`output_gradient_ready` for a node with several outputs: node pre-hooks see the tuple;
+    autograd.grad captures each output's gradient under (id(node), k)."""
+    for hook in node.hooks:
+        if not isinstance(hook, PreHook):
+            raise RuntimeError(
+                f"{node.name}: a hook or retain_grad() on one output of a Function with several "
+                "outputs is not supported here; register a hook on the node instead "
+                "(y.grad_fn.register_prehook(fn): fn receives one gradient per output)"
+            )
+        result = hook.hook(grad_outputs)
+        grad_outputs = grad_outputs if result is None else tuple(result)
+    if node.retained is not None:
+        raise RuntimeError(f"{node.name}: retain_grad() on one output of several is not supported")
+    for k, grad in enumerate(grad_outputs):
+        if capture is not None and (id(node), k) in capture:
+            capture[id(node), k] = grad
+    return grad_outputs
 
 
 def keep_for_retain_grad(node, grad_output, capture: dict | None, create_graph: bool) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .engine import run_backward
+from .engine import gradient_key, run_backward
 from .node import GraphTensor
 
 
@@ -31,7 +31,7 @@ def grad(
                 f"autograd.grad: input {i} does not require grad; create it with requires_grad=True"
             )
     seeds = [out._initial_gradient("autograd.grad", g) for out, g in zip(outputs, grad_outputs)]
-    keys = [id(t.grad_fn) if t.grad_fn is not None else id(t) for t in inputs]
+    keys = [id(t) if t.grad_fn is None else gradient_key(t.grad_fn, t) for t in inputs]
     capture = dict.fromkeys(keys)
     retain = create_graph if retain_graph is None else retain_graph
     run_backward(outputs, seeds, retain_graph=retain, create_graph=create_graph, capture=capture)

@@ -18,6 +18,8 @@ import inspect
 
 import numpy as np
 
+from . import saved_hooks
+
 HINT = (  # how to backpropagate twice through one graph
     "its saved values were freed after the first backward. Pass retain_graph=True to the first "
     "backward() (or autograd.grad) if you need to backpropagate through the same graph twice."
@@ -53,6 +55,10 @@ class Context:
     __slots__ += ("versions",)
     __slots__ += ("creation_site", "__dict__", "__weakref__")
 
+    n_outputs = 1  # a PyTorch-style Function with several outputs sets its own (engine.py)
+    post_hooks = ()  # `register_hook(fn)`: fn(grad_inputs, grad_outputs) after backward ran
+    materialize_grads = True  # an output that received no gradient: zeros (False: None)
+
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
         # What every call has (most calls, e.g. the ops inside a backward, stop here) ...
         self.fn = fn  # the Function subclass that made this node
@@ -76,6 +82,8 @@ class Context:
         self.versions = ()  # (version counter, version then) of each tensor backward reads
         if self.saved:
             self.keep_saved(tensors, out, returned)
+            if saved_hooks.active():
+                self.saved = saved_hooks.pack_all(self)
 
     def save_for_backward(self, *values) -> None:
         """Keep `values` for backward; read them back as Tensors from `ctx.saved_tensors`.
@@ -92,7 +100,12 @@ class Context:
             raise RuntimeError(f"{self.name}: backward through the graph a second time: {HINT}")
         output = self.inputs[0]._make  # forward's output is rebuilt, joined to the graph
         return tuple(
-            output(s.array, True, self) if isinstance(s, _Output) else s for s in self.saved
+            output(s.array, True, self)
+            if isinstance(s, _Output)
+            else s.unpack()
+            if isinstance(s, saved_hooks.Packed)
+            else s
+            for s in self.saved
         )
 
     @property
@@ -122,16 +135,55 @@ class Context:
 
     @property
     def name(self) -> str:
-        return f"{self.fn.__name__}Backward"
+        """ "MulBackward": a string, and also callable, as PyTorch's `grad_fn.name()`."""
+        return NodeName(f"{self.fn.__name__}Backward")
 
     @property
     def formula(self) -> str:
-        return self.fn.formula
+        """The local rule in words: the Function's `formula`, or else the first line of its
+        docstring (a custom Function that sets no formula still says what it computes)."""
+        if self.fn.formula:
+            return self.fn.formula
+        doc = vars(self.fn).get("__doc__") or ""
+        return doc.strip().split("\n")[0]
+
+    # --- PyTorch's Node: hooks on the node itself --------------------------------------------
+    def register_prehook(self, hook):
+        """`hook(grad_outputs) -> tuple | None`, before this node's backward runs (PyTorch's
+        `Node.register_prehook`); returns a handle with `.remove()`."""
+        adapter = PreHook(hook)
+        self.hooks.append(adapter)
+        return _Handle(self.hooks, adapter)
+
+    def register_hook(self, hook):
+        """`hook(grad_inputs, grad_outputs) -> tuple | None`, after this node's backward ran
+        (PyTorch's `Node.register_hook`); a returned tuple replaces the gradients it sends."""
+        if not self.post_hooks:
+            self.post_hooks = []
+        self.post_hooks.append(hook)
+        return _Handle(self.post_hooks, hook)
+
+    def metadata(self) -> dict:
+        return self.__dict__.setdefault("_metadata", {})
 
     @property
     def next_functions(self) -> tuple:
         """PyTorch-style edges: `((node_or_AccumulateGrad_or_None, 0), ...)`."""
-        return tuple((_as_next_function(edge), 0) for edge in self.edges)
+        inputs = self.inputs or (None,) * len(self.edges)  # () once released: slot 0
+        return tuple(
+            (_as_next_function(edge), edge.output_slot(t) if isinstance(edge, Context) else 0)
+            for edge, t in zip(self.edges, inputs)
+        )
+
+    def output_slot(self, tensor) -> int:
+        """Which of this node's outputs `tensor` is (0 for a node with one output; a node with
+        several keeps their arrays in `output_arrays`)."""
+        if self.n_outputs == 1 or tensor is None:
+            return 0
+        for k, array in enumerate(self.output_arrays):
+            if array is tensor.array:
+                return k
+        return 0
 
     def __repr__(self) -> str:
         return f"<{self.fn.__name__}Backward>"
@@ -182,6 +234,36 @@ class Context:
 _NO_FIXES = frozenset()  # shared by every node until a fix is noted
 
 
+class NodeName(str):
+    """A node's name: a string that can also be called, as PyTorch's `grad_fn.name()`."""
+
+    def __call__(self) -> str:
+        return str(self)
+
+
+class PreHook:
+    """A PyTorch node pre-hook (on the tuple of output gradients) as a hook on one gradient."""
+
+    def __init__(self, hook):
+        self.hook = hook
+        self.__name__ = getattr(hook, "__name__", "prehook")
+
+    def __call__(self, grad):
+        result = self.hook((grad,))
+        return None if result is None else result[0]
+
+
+class _Handle:
+    """What `register_hook` returns: `.remove()` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook):
+        self.hooks, self.hook = hooks, hook
+
+    def remove(self) -> None:
+        if self.hook in self.hooks:
+            self.hooks.remove(self.hook)
+
+
 class _Output:
     """Saved in place of forward's own output: rebuilt on demand, so that the output tensor and
     its grad_fn do not hold each other (no reference cycle)."""
@@ -210,6 +292,9 @@ class AccumulateGrad:
         self.variable = variable
         self.next_functions = ()
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
     def __repr__(self) -> str:
         return "<AccumulateGrad>"
 
@@ -223,5 +308,7 @@ def _as_next_function(edge):
 @functools.cache
 def forward_parameters(fn: type) -> dict:
     """`{name: (position, default)}` of forward's parameters after ctx, for `ctx.name`."""
+    if not getattr(fn, "arguments_by_name", True):  # PyTorch-style: ctx has only what was set
+        return {}
     parameters = list(inspect.signature(fn.forward).parameters.values())[1:]
     return {p.name: (i, p.default) for i, p in enumerate(parameters) if p.kind <= p.KEYWORD_ONLY}

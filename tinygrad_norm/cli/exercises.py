@@ -18,7 +18,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from ..autograd import Function
+from ..autograd.function import Function
 from ..learn.exercises import EXERCISES, check, get, progress
 from ..learn.exercises.check import learner_traceback
 

@@ -1,9 +1,8 @@
 """`gradcheck` and `gradgradcheck`: backward against finite differences, element by element.
 
 The analytic Jacobian J (d output / d input) is read from backward one row at a time: the
-vector-Jacobian product with the unit vector e_k is row k, eᵀ_k J. The numerical Jacobian is
-read one column at a time: moving input element j by ±eps gives column j by central
-differences. The two must agree entry by entry (see `numerical.py` for the error analysis).
+vector-Jacobian product with the unit vector e_k is row k, eᵀ_k J; the numerical one, a column
+at a time: moving input element j by ±eps gives column j by central differences (`numerical.py`).
 """
 
 from __future__ import annotations
@@ -47,6 +46,7 @@ class Settings:
     rtol: float = 1e-3
     fast_mode: bool = False
     nondet_tol: float = 0.0
+    float64_only: bool = True  # False under PyTorch's name: a float32 input is only warned of
 
 
 def gradcheck(
@@ -85,7 +85,7 @@ def gradcheck(
     settings = Settings(eps, atol, rtol, fast_mode, nondet_tol)
     name = _name(fn)
     where = name if name.isidentifier() else None  # a named Python function, not a lambda
-    return _run(fn, _as_tuple(inputs), settings, raise_exception, "gradcheck", name, where)
+    return run(fn, _as_tuple(inputs), settings, raise_exception, "gradcheck", name, where)
 
 
 def gradgradcheck(
@@ -114,8 +114,12 @@ def gradgradcheck(
     True
     """
     settings = Settings(eps, atol, rtol, fast_mode, nondet_tol)
+    return run_gradgradcheck(fn, inputs, grad_outputs, settings, raise_exception)
+
+
+def run_gradgradcheck(fn, inputs, grad_outputs, settings: Settings, raise_exception: bool):
     inputs, name = _as_tuple(inputs), _name(fn)
-    _require_float64("gradgradcheck", inputs, "input", eps)
+    _require_float64("gradgradcheck", inputs, "input", settings)
     start = get_rng_state()
     try:
         leaves = _fresh_leaves(inputs)
@@ -153,16 +157,16 @@ def gradgradcheck(
     first_derivatives.__name__ = label
     where = label if name.isidentifier() else None
     grad_inputs = inputs + tuple(grad_outputs)
-    return _run(
+    return run(
         first_derivatives, grad_inputs, settings, raise_exception, "gradgradcheck", label, where
     )
 
 
 # --- the run -----------------------------------------------------------------------------------
-def _run(fn, inputs: tuple, settings: Settings, raise_exception: bool, title: str, name, where):
+def run(fn, inputs: tuple, settings: Settings, raise_exception: bool, title: str, name, where):
     """Check (fast mode first if asked, then the full Jacobian to find the element), restore the
     random state, raise or return."""
-    _require_float64(title, inputs, "input", settings.eps)
+    _require_float64(title, inputs, "input", settings)
     start = get_rng_state()
     try:
         result = _check(fn, inputs, settings, start, title, name, where)
@@ -192,7 +196,7 @@ def _check(fn, inputs, settings, start, title, name, where) -> GradcheckResult:
     checked = [o for o, out in enumerate(outputs) if out.dtype.kind == "f"]  # not int outputs
     if not checked:
         raise ValueError(f"{title}: {name} returned no floating-point output to differentiate")
-    _require_float64(title, [outputs[o] for o in checked], "output", settings.eps)
+    _require_float64(title, [outputs[o] for o in checked], "output", settings)
 
     def all_outputs_flat() -> np.ndarray:
         """fn at the current (perturbed) inputs, at the same random state as every other call."""
@@ -477,11 +481,12 @@ def _grad_outputs(grad_outputs, outputs: list) -> list:
     return result
 
 
-def _require_float64(title: str, tensors, what: str, eps: float) -> None:
-    for p, x in enumerate(tensors):
+def _require_float64(title: str, tensors, what: str, settings: Settings) -> None:
+    for p, x in enumerate(tensors if settings.float64_only else ()):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype != np.float64:
             raise TypeError(
-                f"{title}: {what} {p} is {x.dtype} (shape {x.shape}), but " + precision_help(eps)
+                f"{title}: {what} {p} is {x.dtype} (shape {x.shape}), but "
+                + precision_help(settings.eps)
             )
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..autograd.engine import call_backward, topological_sort
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.node import Context
+from ..autograd.tensor_function import FunctionCtx
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from .numerical import compare, finite_differences, kinks, within_slopes
@@ -72,14 +73,19 @@ def check_node(node: Context, recorded, rng, rng_state, eps, atol, rtol):
         for slot, p in enumerate(tensor_positions)
         if node.needs_input_grad[p] and node.args[p].dtype == np.float64
     ]
-    if not checked or recorded is None or recorded.dtype != np.float64:
+    on_tensors = isinstance(node, FunctionCtx)  # torch.autograd.Function: forward on Tensors
+    if not checked or recorded is None or recorded.dtype != np.float64 or node.n_outputs > 1:
         return None
     arrays = [np.array(a.array) if isinstance(a, Tensor) else a for a in node.args]
 
     def replay() -> np.ndarray:
         set_rng_state(rng_state)
-        ctx = Context(node.fn, node.needs_input_grad)
         args, kwargs = _own_copies(arrays, node.kwargs)
+        if on_tensors:
+            tensors = [Tensor._make(a) if p in tensor_positions else a for p, a in enumerate(args)]
+            with no_grad():
+                return np.array(node.fn.apply(*tensors, **kwargs).array, dtype=np.float64)
+        ctx = Context(node.fn, node.needs_input_grad)
         return np.array(node.fn.forward(ctx, *args, **kwargs), dtype=np.float64)
 
     reproduced = np.array_equal(replay(), recorded, equal_nan=True)

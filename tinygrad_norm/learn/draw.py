@@ -181,7 +181,9 @@ def draw_with_ids(
         graph.node(op, _escape(label), **attrs)
         out_attrs = {"id": f"{op}_out"} if element_ids else {}
         if is_focus and received is not None:
-            out_attrs["label"] = _escape("grad_out " + _values(received, max_elements))
+            shown = received if isinstance(received, tuple) else (received,)  # one per output
+            text = "; ".join("None" if g is None else _values(g, max_elements) for g in shown)
+            out_attrs["label"] = _escape("grad_out " + text)
         graph.edge(op, tensors[id(node)], **out_attrs)
         ids.out_edges[id(node)] = f"{op}_out"
         ids.in_edges[id(node)] = []

@@ -163,6 +163,8 @@ def _rule_with_numbers(step) -> list[str]:
     out or the rule does not name one gradient per input."""
     rules = [rule.strip() for rule in (step.formula or "").split(";") if rule.strip()]
     tensors = [step.grad_output, *(step.inputs or ())]
+    if isinstance(step.grad_output, tuple):  # a node with several outputs: no numbers
+        return []
     if not rules or any(t is not None and np.size(t.array) > SMALL for t in tensors):
         return []
     # The rule's own names: grad_a, grad_b, ... in input order (grad_x, grad_w, grad_b: linear).
@@ -194,6 +196,8 @@ def _text(tensor) -> str:
     """Shape and values: all of them for a small tensor, else the first few and a summary."""
     if tensor is None:
         return "None"
+    if isinstance(tensor, tuple):  # a node with several outputs: one gradient each
+        return "\n".join(f"output {k}: {_text(t)}" for k, t in enumerate(tensor))
     array = np.asarray(tensor.array)
     head = _shape(array.shape)
     if array.size <= SMALL:

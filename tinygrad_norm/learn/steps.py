@@ -30,6 +30,8 @@ def _preview(tensor, max_elements: int = 6) -> str:
     """`(2, 3) [0.1000, -1.2000, ...]`: a shape and a few values."""
     if tensor is None:
         return "None"
+    if isinstance(tensor, tuple):  # a node with several outputs: one gradient each
+        return "; ".join(_preview(t, max_elements) for t in tensor)
     flat = np.asarray(tensor.array).ravel()
     values = ", ".join(f"{v:.4g}" for v in flat[:max_elements])
     more = ", ..." if flat.size > max_elements else ""

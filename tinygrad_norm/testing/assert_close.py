@@ -5,7 +5,7 @@ to a tolerance that depends on their dtype? Course code checks a hand-written ba
 
     float16  rtol 1e-3    atol 1e-5
     float32  rtol 1.3e-6  atol 1e-5
-    float64  rtol 1e-7    atol 1e-7
+    float64  rtol 1e-7    atol 1e-7    (complex64, complex128: as float32, float64)
     integers and bool: equal
 
 >>> import tinygrad_norm as tg
@@ -20,6 +20,8 @@ DEFAULT_TOLERANCES = {  # dtype name: (rtol, atol), PyTorch's
     "float16": (1e-3, 1e-5),
     "float32": (1.3e-6, 1e-5),
     "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5),
+    "complex128": (1e-7, 1e-7),
 }
 
 

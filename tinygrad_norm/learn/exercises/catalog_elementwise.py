@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ...autograd import Function
+from ...autograd.function import Function
 from ...nn import functional as F
 from .exercise import Exercise, normal, positive
 

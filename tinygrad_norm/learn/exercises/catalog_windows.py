@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd import Function
+from ...autograd.function import Function
 from ...nn import functional as F
 from ...tensor import Tensor
 from .exercise import Exercise, normal

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...autograd import Function
+from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad, no_grad
 from ...gradcheck.numerical import finite_differences
 from ...tensor import Tensor
