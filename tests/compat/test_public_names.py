@@ -3,9 +3,10 @@ still works: `import torch.X` under `install_as_torch`, and each name listed for
 
 `public_names.json` was written from the package as it stood before the move (the modules real
 PyTorch 2.13 also has, importable through the hook, and their public names). Internal module
-paths of tinygrad_norm may move; these may not. Two names left on purpose: `torch.random.numpy_generator`
-(the NumPy PCG64 generator, replaced by PyTorch's stream) and `torch.nn.parallel.distributed` (an
-import of compat's module, not PyTorch's submodule of that name)."""
+paths of tinygrad_norm may move; these may not. Two names left on purpose:
+`torch.random.numpy_generator` (the NumPy PCG64 generator, replaced by PyTorch's stream) and
+`torch.nn.parallel.distributed` (an import of compat's module, not PyTorch's submodule of that
+name)."""
 
 import importlib
 import json
