@@ -61,9 +61,10 @@ def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
 
 
 def _nonpositive(x: Tensor) -> Tensor:
-    """x where x <= 0, else 0: the input of an exp piece that is used only there (so neither a
-    large x nor a NaN reaches exp, whose unused gradient would be 0 * inf or 0 * NaN)."""
-    return Where.apply(x.array <= 0, x, np.zeros((), x.dtype))
+    """x where x <= 0 or NaN, else 0: the input of an exp piece that is used only there (so no
+    large x reaches exp, whose unused gradient would be 0 * inf). A NaN goes this way, as in
+    PyTorch: its output and its gradient are NaN."""
+    return Where.apply(~(x.array > 0), x, np.zeros((), x.dtype))
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
@@ -80,7 +81,7 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.6321,  2.0000])
     """
     x = _floating_only("elu", input)
-    return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x)) * alpha)
+    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x)) * alpha)
 
 
 def selu(input, inplace=False):  # noqa: A002
@@ -91,7 +92,7 @@ def selu(input, inplace=False):  # noqa: A002
 def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise: elu with a slope of 1 at 0."""
     x = _floating_only("celu", input)
-    return Where.apply(~(x.array <= 0), x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
+    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
 
 
 def silu(input, inplace=False):  # noqa: A002
