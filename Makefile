@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 TORCH_PIN := torch==2.13.0
 # The GPT-2 oracle tests build small random Hugging Face folders with it (nothing is downloaded).
 TRANSFORMERS_PIN := transformers==5.24.0
+# SummaryWriter's oracle tests write real event files with it and read them back.
+TENSORBOARD_PIN := tensorboard==2.21.0
 
 .PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench clean distclean
 
@@ -68,7 +70,7 @@ $(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.stamp-run $@
 
 $(VENV)/.stamp-oracle: $(VENV)/.stamp-dev
-	$(BIN)/pip install --quiet '$(TORCH_PIN)' '$(TRANSFORMERS_PIN)'
+	$(BIN)/pip install --quiet '$(TORCH_PIN)' '$(TRANSFORMERS_PIN)' '$(TENSORBOARD_PIN)'
 	touch $@
 
 # The whole suite; tests marked `oracle` skip when PyTorch is not installed.

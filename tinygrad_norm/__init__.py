@@ -17,7 +17,18 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .broadcast import ShapeError
-from .compat import amp, backends, cuda, distributed
+from .compat import (
+    accelerator,
+    amp,
+    backends,
+    cuda,
+    distributed,
+    jit,
+    multiprocessing,
+    onnx,
+    serialization,
+    version,
+)
 from .compat.amp import autocast
 from .compat.legacy_tensors import (
     BoolTensor,

@@ -64,15 +64,33 @@ MODULES = {
     "torch.utils.data.dataloader": "tinygrad_norm.utils.data.dataloader",
     "torch.utils.data.dataset": "tinygrad_norm.utils.data.dataset",
     "torch.utils.data.sampler": "tinygrad_norm.utils.data.sampler",
+    "torch.utils.data.distributed": "tinygrad_norm.utils.data.distributed",
+    "torch.utils.tensorboard": "tinygrad_norm.utils.tensorboard",
     # What exists only so that PyTorch code imports (compat/):
     "torch.amp": "tinygrad_norm.compat.amp",
     "torch.backends": "tinygrad_norm.compat.backends",
     "torch.cuda": "tinygrad_norm.compat.cuda",
     "torch.cuda.amp": "tinygrad_norm.compat.cuda.amp",
     "torch.distributed": "tinygrad_norm.compat.distributed",
+    "torch.cuda.amp.grad_scaler": "tinygrad_norm.compat.cuda.amp_grad_scaler",
+    "torch.accelerator": "tinygrad_norm.compat.accelerator",
+    "torch.jit": "tinygrad_norm.compat.jit",
+    "torch.multiprocessing": "tinygrad_norm.compat.multiprocessing",
+    "torch.onnx": "tinygrad_norm.compat.onnx",
+    "torch.serialization": "tinygrad_norm.compat.serialization",
+    "torch.version": "tinygrad_norm.compat.version",
+    "torch._dynamo": "tinygrad_norm.compat.dynamo",
+    "torch._dynamo.config": "tinygrad_norm.compat.dynamo.config",
+    "torch.nn.modules": "tinygrad_norm.compat.nn_modules",
 }
 for _flags in ("cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"):
     MODULES[f"torch.backends.{_flags}"] = f"tinygrad_norm.compat.backends.{_flags}"
+for _file in (
+    "activation adaptive batchnorm channelshuffle container conv distance dropout flatten fold "
+    "instancenorm lazy linear loss module normalization padding pixelshuffle pooling rnn sparse "
+    "transformer upsampling utils"
+).split():  # torch.nn.modules.<file>: compat/nn_modules.py builds each from the table
+    MODULES[f"torch.nn.modules.{_file}"] = f"tinygrad_norm.compat.nn_modules.{_file}"
 TORCH_NAMES = {here: torch for torch, here in MODULES.items()}  # the other way round
 
 
@@ -191,6 +209,7 @@ def install_as_torch() -> None:
         _PATCHED.append(tensor_class)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    importlib.import_module("torch.nn.modules")  # torch.nn.modules.linear.Linear, no import
 
 
 def uninstall_as_torch() -> None:
