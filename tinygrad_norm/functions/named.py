@@ -45,12 +45,10 @@ def det(A):  # noqa: N803 - the matrix's name in PyTorch's documentation
     return Det.apply(_t(A))
 
 
-def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A001
     """Numbers from start to end, both included, step apart (PyTorch's deprecated form of
     arange; default float dtype): torch.range(1, 4) is tensor([1., 2., 3., 4.])."""
     check_device("range", device)
-    if end is None:
-        start, end = 0, start
     if step == 0 or (end - start) * step < 0:
         raise RuntimeError(
             f"range: upper bound and lower bound inconsistent with step sign (start={start}, "
