@@ -112,9 +112,7 @@ def test_memory_methods_answer_pytorchs_questions():
         assert lib.zeros_like(x, memory_format=lib.preserve_format).shape == x.shape
 
 
-@pytest.mark.parametrize(
-    "args", [(1, 4), (0, 1, 0.25), (5, 1, -1), (1.5, 3.2, 0.5)], ids=str
-)
+@pytest.mark.parametrize("args", [(1, 4), (0, 1, 0.25), (5, 1, -1), (1.5, 3.2, 0.5)], ids=str)
 def test_range_includes_its_end(args):
     ours, theirs = tg.range(*args), torch.range(*args)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy())
