@@ -25,6 +25,7 @@ import time
 from datetime import datetime
 
 import numpy as np
+import tensorboard  # noqa: F401 - first, as PyTorch's: without it, PyTorch's ImportError
 from tensorboard.compat.proto.event_pb2 import Event
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
