@@ -157,6 +157,8 @@ def torch_names() -> dict:
     """{namespace: sorted public names} from the PyTorch installed (imports torch)."""
     import torch  # optional dependency: only the generator needs it
 
+    for lazy in sorted(getattr(torch, "_lazy_modules", ())):  # dir(torch) lists them once
+        importlib.import_module(f"torch.{lazy}")  # imported, so the table is the same always
     namespaces = {}
     for path in NAMESPACES:
         owner = torch.Tensor if path == "torch.Tensor" else importlib.import_module(path)
