@@ -8,6 +8,8 @@ TORCH_PIN := torch==2.13.0
 TRANSFORMERS_PIN := transformers==5.24.0
 # The .safetensors oracle tests write and read files with the reference library.
 SAFETENSORS_PIN := safetensors==0.8.0
+# SummaryWriter's oracle tests write real event files with it and read them back.
+TENSORBOARD_PIN := tensorboard==2.21.0
 
 .PHONY: venv graphviz browser test test-oracle fuzz lint format demo bench notebooks screenshot \
 	clean distclean
@@ -74,7 +76,7 @@ $(VENV)/.stamp-dev: pyproject.toml | $(BIN)/python
 	touch $(VENV)/.stamp-run $@
 
 $(VENV)/.stamp-oracle: $(VENV)/.stamp-dev
-	$(BIN)/pip install --quiet '$(TORCH_PIN)' '$(TRANSFORMERS_PIN)' '$(SAFETENSORS_PIN)'
+	$(BIN)/pip install --quiet '$(TORCH_PIN)' '$(TRANSFORMERS_PIN)' '$(SAFETENSORS_PIN)' '$(TENSORBOARD_PIN)'
 	touch $@
 
 # The whole suite; tests marked `oracle` skip when PyTorch is not installed.

@@ -26,10 +26,11 @@ import numpy as np
 
 from .functions.creation import as_tensor
 from .ops import composite as C
+from .ops.linalg import Det
 from .ops.rearrange import movedim
 from .ops.svd import SingularValues
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["det", "matrix_norm", "norm", "vector_norm"]
 
 INF = math.inf
 
@@ -133,3 +134,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
     raise RuntimeError(
         f"linalg.norm: with ord and no dim the input must be 1-D or 2-D, got {A.shape}; give dim"
     )
+
+
+def det(A, *, out=None):  # noqa: N803 - PyTorch's name for the matrix
+    """The determinant of a square matrix, or of each matrix of a batch (..., n, n)."""
+    return Det.apply(as_tensor(A))

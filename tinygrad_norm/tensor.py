@@ -45,10 +45,12 @@ from .ops.elementwise import (
     Sub,
 )
 from .ops.movement import Clone, GetItem
+from .tensor_methods.comparison import ComparisonMethods
 from .tensor_methods.conversion import ConversionMethods, to_arguments
 from .tensor_methods.indexing import describe_index, ints_first, normalize_index
 from .tensor_methods.inplace import InPlaceMethods
 from .tensor_methods.math import MathMethods
+from .tensor_methods.memory import MemoryMethods
 from .tensor_methods.numpy_interop import NumpyInterop
 from .tensor_methods.printing import format_tensor
 from .tensor_methods.reductions import ReductionMethods
@@ -66,6 +68,8 @@ class Tensor(
     InPlaceMethods,
     SamplingMethods,
     ConversionMethods,
+    ComparisonMethods,
+    MemoryMethods,
 ):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
@@ -202,10 +206,11 @@ class Tensor(
         t._versions = self._version_counter()
         return t
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format=None) -> Tensor:
+        """A copy in the graph (memory_format is accepted; NumPy lays the copy out)."""
         return Clone.apply(self)
 
-    def contiguous(self) -> Tensor:
+    def contiguous(self, memory_format=None) -> Tensor:
         """This tensor if its memory is in row-major order, else a copy that is."""
         return self if self.array.flags.c_contiguous else self.clone()
 

@@ -13,10 +13,12 @@ from .anomaly import torch_detect_anomaly as detect_anomaly
 from .grad import grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor_function import Function, FunctionCtx, once_differentiable
+from .variable import Variable
 
 __all__ = [
     "Function",
     "FunctionCtx",
+    "Variable",
     "detect_anomaly",
     "enable_grad",
     "functional",

@@ -21,11 +21,13 @@ that already hold it keep it) and `uninstall_as_torch()` puts them back.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
 import sys
 import types
+from pathlib import Path
 
 PACKAGE = "tinygrad_norm"
 
@@ -68,15 +70,33 @@ MODULES = {
     "torch.utils.data.dataloader": "tinygrad_norm.utils.data.dataloader",
     "torch.utils.data.dataset": "tinygrad_norm.utils.data.dataset",
     "torch.utils.data.sampler": "tinygrad_norm.utils.data.sampler",
+    "torch.utils.data.distributed": "tinygrad_norm.utils.data.distributed",
+    "torch.utils.tensorboard": "tinygrad_norm.utils.tensorboard",
     # What exists only so that PyTorch code imports (compat/):
     "torch.amp": "tinygrad_norm.compat.amp",
     "torch.backends": "tinygrad_norm.compat.backends",
     "torch.cuda": "tinygrad_norm.compat.cuda",
     "torch.cuda.amp": "tinygrad_norm.compat.cuda.amp",
     "torch.distributed": "tinygrad_norm.compat.distributed",
+    "torch.cuda.amp.grad_scaler": "tinygrad_norm.compat.cuda.amp_grad_scaler",
+    "torch.accelerator": "tinygrad_norm.compat.accelerator",
+    "torch.jit": "tinygrad_norm.compat.jit",
+    "torch.multiprocessing": "tinygrad_norm.compat.multiprocessing",
+    "torch.onnx": "tinygrad_norm.compat.onnx",
+    "torch.serialization": "tinygrad_norm.compat.serialization",
+    "torch.version": "tinygrad_norm.compat.version",
+    "torch._dynamo": "tinygrad_norm.compat.dynamo",
+    "torch._dynamo.config": "tinygrad_norm.compat.dynamo.config",
+    "torch.nn.modules": "tinygrad_norm.compat.nn_modules",
 }
 for _flags in ("cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"):
     MODULES[f"torch.backends.{_flags}"] = f"tinygrad_norm.compat.backends.{_flags}"
+for _file in (
+    "activation adaptive batchnorm channelshuffle container conv distance dropout flatten fold "
+    "instancenorm lazy linear loss module normalization padding pixelshuffle pooling rnn sparse "
+    "transformer upsampling utils"
+).split():  # torch.nn.modules.<file>: compat/nn_modules.py builds each from the table
+    MODULES[f"torch.nn.modules.{_file}"] = f"tinygrad_norm.compat.nn_modules.{_file}"
 TORCH_NAMES = {here: torch for torch, here in MODULES.items()}  # the other way round
 
 
@@ -85,11 +105,32 @@ def torch_name(module_name: str) -> str:
     return TORCH_NAMES.get(module_name, module_name)
 
 
+# PyTorch's public names, each here or not here with the reason (namespace_table.py writes it).
+TABLE = Path(__file__).with_name("torch_namespace.tsv")
+
+
+@functools.cache
+def table_reasons() -> dict:
+    """{full torch name: reason} for the names the committed table lists as not here."""
+    found = {}
+    if not TABLE.exists():  # only while namespace_table.py writes it the first time
+        return found
+    for line in TABLE.read_text().splitlines()[1:]:
+        name, status, reason = line.split("\t")
+        if status == "not here":
+            found[name] = reason
+    return found
+
+
 def not_implemented(name: str) -> str:
-    return (
-        f"tinygrad_norm does not implement {name} yet (tinygrad_norm runs this script in place of "
-        "PyTorch; see README 'Running PyTorch code' for what it covers)"
-    )
+    """The error text for a torch name tinygrad_norm lacks: with the table's reason if listed."""
+    reason = table_reasons().get(name)
+    if reason is None:
+        reason = (
+            "tinygrad_norm runs this script in place of PyTorch; see README 'Running PyTorch "
+            "code' for what it covers"
+        )
+    return f"tinygrad_norm does not implement {name} yet ({reason})"
 
 
 def _missing_attribute(module: types.ModuleType):
@@ -102,6 +143,13 @@ def _missing_attribute(module: types.ModuleType):
         raise AttributeError(not_implemented(f"{prefix}.{name}"))
 
     return __getattr__
+
+
+def _missing_tensor_attribute(tensor, name: str):
+    """Tensor's `__getattr__` under install_as_torch: a PyTorch method not here says why."""
+    if f"torch.Tensor.{name}" in table_reasons():
+        raise AttributeError(not_implemented(f"torch.Tensor.{name}"))
+    raise AttributeError(f"{type(tensor).__name__!r} object has no attribute {name!r}")
 
 
 def _alias(module: types.ModuleType) -> None:
@@ -142,7 +190,7 @@ class TorchFinder(importlib.abc.MetaPathFinder):
 
 _FINDER = TorchFinder()
 _REAL_TORCH = {}  # real PyTorch modules imported before install_as_torch, put back by uninstall
-_PATCHED = []  # tinygrad_norm modules given the "does not implement torch.X yet" __getattr__
+_PATCHED = []  # modules (and Tensor) given the "does not implement torch.X yet" __getattr__
 
 
 def _is_torch_name(name: str) -> bool:
@@ -161,8 +209,13 @@ def install_as_torch() -> None:
     for name in TORCH_NAMES:
         if sys.modules.get(name) is not None:
             _alias(sys.modules[name])
+    tensor_class = importlib.import_module(PACKAGE).Tensor
+    if "__getattr__" not in vars(tensor_class):
+        tensor_class.__getattr__ = _missing_tensor_attribute
+        _PATCHED.append(tensor_class)
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    importlib.import_module("torch.nn.modules")  # torch.nn.modules.linear.Linear, no import
 
 
 def uninstall_as_torch() -> None:

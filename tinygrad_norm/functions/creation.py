@@ -94,17 +94,19 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     return _new(np.full(_shape("full", (size,), None), fill_value, dtype), None, requires_grad)
 
 
-def zeros_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+def zeros_like(t, dtype=None, requires_grad=False, *, device=None, memory_format=None) -> Tensor:
     check_device("zeros_like", device)
     return _new(np.zeros_like(np.asarray(t)), dtype, requires_grad)
 
 
-def ones_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+def ones_like(t, dtype=None, requires_grad=False, *, device=None, memory_format=None) -> Tensor:
     check_device("ones_like", device)
     return _new(np.ones_like(np.asarray(t)), dtype, requires_grad)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+def full_like(
+    t, fill_value, dtype=None, requires_grad=False, *, device=None, memory_format=None
+) -> Tensor:
     """A tensor of t's shape and dtype (or `dtype`) filled with `fill_value`, which is
     converted as PyTorch does: `tg.full_like(uint8_tensor, -1)` holds 255."""
     check_device("full_like", device)
@@ -115,7 +117,7 @@ def full_like(t, fill_value, dtype=None, requires_grad=False, *, device=None) ->
     return _new(np.full(like.shape, fill_value, dtype), None, requires_grad)
 
 
-def empty_like(t, dtype=None, requires_grad=False, *, device=None) -> Tensor:
+def empty_like(t, dtype=None, requires_grad=False, *, device=None, memory_format=None) -> Tensor:
     return zeros_like(t, dtype, requires_grad, device=device)
 
 

@@ -27,7 +27,7 @@ from .activation import (
     Tanhshrink,
 )
 from .attention import Attention, FeedForward
-from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d
 from .containers import (
     Identity,
     ModuleDict,
@@ -36,8 +36,20 @@ from .containers import (
     ParameterList,
     Sequential,
 )
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
+from .lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyConv1d,
+    LazyConv2d,
+    LazyConv3d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyConvTranspose3d,
+    LazyLinear,
+)
 from .linear import Conv1D, Embedding, Linear
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .loss_more import (
@@ -60,6 +72,22 @@ from .loss_more import (
 from .module import Module
 from .multihead_attention import MultiheadAttention
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad3d,
+)
+from .parallel import DataParallel
 from .parameter import Parameter
 from .pooling import (
     AdaptiveAvgPool1d,
@@ -91,3 +119,4 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .volume import AvgPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d

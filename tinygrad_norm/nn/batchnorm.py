@@ -184,6 +184,12 @@ class BatchNorm2d(_BatchNorm):
     _shapes = "(N, C, H, W)"
 
 
+class BatchNorm3d(_BatchNorm):
+    __doc__ = _BatchNorm.__doc__ + "\n    Shapes: input (N, C, D, H, W); output the same.\n"
+    _ranks = (5,)
+    _shapes = "(N, C, D, H, W)"
+
+
 class _InstanceNorm(_NormBase):
     r"""Instance normalization (Ulyanov et al., 2016): each channel of each sample, over space.
 

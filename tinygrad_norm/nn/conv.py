@@ -190,7 +190,7 @@ class _ConvTranspose(_ConvNd):
         extra = self.output_padding
         if output_size is not None:
             extra = self._output_padding(input, tuple(output_size)[-self.n_space :])
-        conv = (F.conv_transpose1d, F.conv_transpose2d)[self.n_space - 1]
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self.n_space - 1]
         return conv(
             input,
             self.weight,
@@ -244,3 +244,10 @@ class ConvTranspose2d(_ConvTranspose):
     """
 
     n_space = 2
+
+
+class ConvTranspose3d(_ConvTranspose):
+    """3-d transposed convolution over (N, C_in, D, H, W), as `torch.nn.ConvTranspose3d`;
+    weight (in_channels, out_channels / groups, kD, kH, kW)."""
+
+    n_space = 3

@@ -47,3 +47,45 @@ class MatMul(Function):
             else:
                 grad_b = a.swapaxes(-1, -2) @ g
         return grad_a, grad_b
+
+
+def _adjugate_transposed(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix C (C[i, j] = (-1)^(i+j) det(a without row i and column j)) of each
+    matrix of a batch: d det(A) / dA = C, also where A is singular and has no inverse."""
+    n = a.shape[-1]
+    cof = np.empty_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, axis=-2), j, axis=-1)
+            cof[..., i, j] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
+    return cof
+
+
+class Det(Function):
+    """out = det(A) for A of shape (..., n, n).
+
+    Jacobi's formula: d det(A) / dA = cofactor(A) = det(A) · A^(-T), so
+    grad_A = grad_out · det(A) · A^(-T) (the cofactors directly when A is singular).
+    """
+
+    formula = "grad_A = grad_out * det(A) * inverse(A)^T"
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise RuntimeError(
+                f"det: expected a square matrix or a batch of them (..., n, n), got shape {a.shape}"
+            )
+        out = np.asarray(np.linalg.det(a), dtype=a.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        # NOTE: NumPy's inverse, so this gradient is not differentiable again (create_graph)
+        g, (a, out) = np.asarray(grad_output.array), (t.array for t in ctx.saved_tensors)
+        try:
+            cof = out[..., None, None] * np.linalg.inv(a).swapaxes(-1, -2)
+        except np.linalg.LinAlgError:
+            cof = _adjugate_transposed(a)
+        return g[..., None, None] * cof

@@ -15,11 +15,13 @@ tensor([ 0.8000, -1.6000], requires_grad=True)
 >>> opt.zero_grad()                # grad = None, ready for the next backward
 
 Files: optimizer.py (the base class), sgd.py, adam.py (Adam, AdamW, Adamax, NAdam, RAdam),
-others.py (RMSprop, Adagrad, Adadelta), lr_scheduler/ (the learning-rate schedules).
+others.py (RMSprop, Adagrad, Adadelta), lbfgs.py (LBFGS, with lbfgs_search.py),
+lr_scheduler/ (the learning-rate schedules).
 """
 
 from . import lr_scheduler
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .others import Adadelta, Adagrad, RMSprop
 from .sgd import SGD

@@ -281,12 +281,8 @@ def _check_param(p) -> None:
             f"optimizer can only optimize Tensors, but one of the params is "
             f"{type(p).__name__} ({p!r:.40}); {_PASS_PARAMETERS}"
         )
-    if not p.requires_grad:
-        raise ValueError(
-            f"optimizer got a tensor of shape {p.shape} that does not require grad: it would "
-            "never get a gradient. Create it with requires_grad=True, or leave frozen "
-            "parameters out: [p for p in model.parameters() if p.requires_grad]"
-        )
+    # NOTE: a frozen parameter (requires_grad=False) is accepted, as in PyTorch: fine-tuning
+    # freezes layers, then passes model.parameters(); step() skips it while its .grad is None.
     if not p.is_leaf:
         raise ValueError(
             f"can't optimize a non-leaf tensor (made by {p.grad_fn!r}): an optimizer changes "

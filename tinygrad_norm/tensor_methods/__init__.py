@@ -10,5 +10,7 @@
 - `conversion`: device, cpu(), type(), int(), half(), nelement(), stride(), new_zeros, format
 - `numpy_interop`: np.asarray(t), ufuncs on Tensors, DLPack
 - `indexing`: a PyTorch index as a NumPy index; `printing`: how a tensor prints
+- `comparison`: eq, ne, lt, ..., equal, isposinf, << and >>; `memory`: data_ptr, storage,
+  storage_offset, ravel, resize_
 - `size`: `Size`, the shape as a tuple printed `torch.Size([2, 3])`
 """

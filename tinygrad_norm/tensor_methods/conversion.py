@@ -94,6 +94,8 @@ class ConversionMethods:
                     f"{', '.join(sorted(_DTYPE_OF_TYPE))}"
                 )
             dtype = _DTYPE_OF_TYPE[dtype]
+        if isinstance(dtype, type) and hasattr(dtype, "dtype"):  # torch.FloatTensor, ...
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def __format__(self, spec: str) -> str:

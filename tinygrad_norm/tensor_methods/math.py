@@ -17,6 +17,8 @@ from ..ops import reduce_composed as R
 from ..ops import scan as SCAN
 from ..ops import sort as O
 from ..ops.elementwise import Abs, Erf, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
+from ..ops.gamma import Lgamma, Polygamma
+from ..ops.linalg import Det
 from ..ops.rounding import Ceil, Floor, Round, Sign, Trunc
 from ..ops.special import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
 from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cos, Cosh, Sin, Sinh, Tan
@@ -76,6 +78,13 @@ class MathMethods:
     exp2 = M.exp2
     erfc, erfinv = method_of(Erfc), method_of(Erfinv)
     logaddexp = M.logaddexp
+    lgamma, det = method_of(Lgamma), method_of(Det)
+
+    def digamma(self):
+        return Polygamma.apply(self, n=0)
+
+    def polygamma(self, n: int):
+        return Polygamma.apply(self, n=int(n))
 
     # --- rounding and sign ---------------------------------------------------------------------
     floor, ceil = method_of(Floor), method_of(Ceil)

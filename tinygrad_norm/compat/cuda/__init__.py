@@ -87,3 +87,47 @@ def get_device_properties(device=None):
 
 
 __all__ = ["amp", "is_available", "device_count", "manual_seed", "manual_seed_all"]
+
+
+def get_device_capability(device=None):
+    _no_gpu("get_device_capability")
+
+
+def mem_get_info(device=None):
+    _no_gpu("mem_get_info")
+
+
+def current_stream(device=None):
+    _no_gpu("current_stream")
+
+
+class Event:
+    """A CUDA event: there is no GPU to record on (PyTorch without CUDA also refuses)."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        _no_gpu("Event")
+
+
+class Stream:
+    """A CUDA stream: there is no GPU to run one on."""
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        _no_gpu("Stream")
+
+
+class StreamContext:
+    """`with torch.cuda.stream(None):` runs its body as it is (PyTorch does so for None)."""
+
+    def __init__(self, stream):
+        if stream is not None:
+            _no_gpu("stream")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)

@@ -4,3 +4,4 @@
 from ..amp import GradScaler, autocast
 
 __all__ = ["GradScaler", "autocast"]
+__path__ = []  # a package for the import system: `torch.cuda.amp.grad_scaler` is listed in MODULES

@@ -53,6 +53,10 @@ from .dropout import (
     dropout1d,
     dropout2d,
 )
+from .grid import (
+    affine_grid,
+    grid_sample,
+)
 from .linear import (
     conv1d_gpt2,
     embedding,
@@ -107,15 +111,25 @@ from .shape import (
     one_hot,
     pad,
 )
+from .volume import (
+    avg_pool3d,
+    conv_transpose3d,
+    max_pool3d,
+    max_unpool1d,
+    max_unpool2d,
+    max_unpool3d,
+)
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "batch_norm",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -126,6 +140,7 @@ __all__ = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_transpose3d",
     "cosine_embedding_loss",
     "cosine_similarity",
     "cross_entropy",
@@ -139,6 +154,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "hardsigmoid",
     "hardswish",
@@ -157,6 +173,10 @@ __all__ = [
     "margin_ranking_loss",
     "max_pool1d",
     "max_pool2d",
+    "max_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "mish",
     "mse_loss",
     "nll_loss",

@@ -91,7 +91,13 @@ def _conv_pads(op: str, padding, kernel, dilation, stride) -> tuple:
         # NOTE: the total d·(k-1) may be odd: the extra zero goes after, as in PyTorch.
         totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
         return tuple((t // 2, t - t // 2) for t in totals)
-    return tuple((p, p) for p in _ntuple(op, "padding", padding, n))
+    pads = _ntuple(op, "padding", padding, n)
+    if min(pads) < 0:
+        raise RuntimeError(
+            f"{op}: negative padding is not supported (as in PyTorch), got padding={pads}; to "
+            "crop the input first, use F.pad(x, (-1, -1, ...)) with negative sizes"
+        )
+    return tuple((p, p) for p in pads)
 
 
 # --- convolution --------------------------------------------------------------------------------

@@ -136,8 +136,9 @@ def _pad_axis(x, d: int, left: int, right: int, mode: str):
         x = x[(slice(None),) * d + (slice(max(-left, 0), x.shape[d] - max(-right, 0)),)]
         left, right = max(left, 0), max(right, 0)
     n = x.shape[d]
-    limit = n - 1 if mode == "reflect" else n
-    if max(left, right) > limit or (n == 0 and (left > 0 or right > 0)):
+    limit = {"reflect": n - 1, "circular": n}.get(mode)  # replicate: any size, as PyTorch
+    too_wide = limit is not None and max(left, right) > limit
+    if too_wide or (n == 0 and (left > 0 or right > 0)):
         why = "reflect never repeats the edge" if mode == "reflect" else "it wraps around once"
         raise RuntimeError(
             f"pad: {mode} padding ({left}, {right}) of dimension {d} must be at most "
