@@ -31,7 +31,8 @@ import numpy as np
 from .functions.creation import as_tensor
 from .functions.sampling import multinomial
 from .functions.shape import broadcast_tensors
-from .random import resolve, transforms
+from .random import resolve
+from .random import transforms as random_transforms
 from .tensor import Tensor
 from .tensor_methods.size import Size
 
@@ -130,7 +131,8 @@ class Normal(Distribution):
     def rsample(self, sample_shape=()) -> Tensor:
         """loc + scale * eps with eps ~ N(0, 1): the reparameterisation trick."""
         shape = self._extended_shape(sample_shape)
-        eps = transforms.normal(resolve(None), shape, self.loc.array.dtype)  # PyTorch's normal_()
+        # PyTorch's normal_()
+        eps = random_transforms.normal(resolve(None), shape, self.loc.array.dtype)
         return self.loc + self.scale * Tensor(eps)
 
     def sample(self, sample_shape=()) -> Tensor:
