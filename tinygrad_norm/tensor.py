@@ -74,7 +74,7 @@ class Tensor(
     (float32); arrays keep their dtype; integers stay int64 and bools bool; `dtype` overrides.
     """
 
-    __slots__ = ("array", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
+    __slots__ = ("array", "_grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
     # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
     __slots__ += ("_versions", "_base", "_base_grad_fn", "_view_index")
 
@@ -86,7 +86,7 @@ class Tensor(
                 "use tg.zeros(2, 3), tg.empty(2, 3) or tg.randn(2, 3)"
             )
         self.array = to_array(data, dtype)
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.name = name
         self._hooks = None  # NOTE: a list once a hook is registered (most tensors never get one)
@@ -100,7 +100,7 @@ class Tensor(
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
         t.array, t.requires_grad, t.grad_fn = data, requires_grad, grad_fn
-        t.grad = t.name = t._hooks = t._versions = t._base = t._base_grad_fn = t._view_index = None
+        t._grad = t.name = t._hooks = t._versions = t._base = t._base_grad_fn = t._view_index = None
         return t
 
     @property
@@ -115,6 +115,19 @@ class Tensor(
         """`t.data = other`: t now holds other's values (its memory, if other is a Tensor or an
         array), as PyTorch allows; the graph does not see it."""
         self.array = value.array if isinstance(value, Tensor) else to_array(value, None)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient backward accumulated here (None until one arrives). Later backwards
+        add into this same Tensor, so a reference to it stays current, as in PyTorch."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        """`t.grad = g`: g must be None or a Tensor of t's shape and dtype (PyTorch's check)."""
+        if value is not None:
+            _check_grad_assignment(self, value)
+        self._grad = value
 
     # --- what it is ----------------------------------------------------------------------------
     @property
@@ -418,6 +431,25 @@ class Tensor(
         if out._base is self:  # a view: an in-place change of it can be written back here
             out._view_index = index
         return out
+
+
+def _check_grad_assignment(tensor: Tensor, value) -> None:
+    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
+        )
+    if value.array.shape != tensor.array.shape:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
+            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
+        )
+    if value.array.dtype != tensor.array.dtype:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
+            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
+        )
 
 
 class _HookHandle:
