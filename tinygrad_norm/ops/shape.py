@@ -148,7 +148,9 @@ def repeat(x, *sizes):
     interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
     expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)
     out = x.reshape(interleaved).expand(expanded)
-    return out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+    out = out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+    # always a copy of its own, as PyTorch's: a reshape may still be a view (repeat(1, 1))
+    return out.clone() if np.may_share_memory(out.array, x.array) else out
 
 
 def cat(tensors, dim=0):

@@ -15,8 +15,9 @@ What happens depends on the tensor:
 - a tensor inside the graph (or changed with a value that requires grad): the change is
   recorded. The tensor's old value, kept at its place in the graph, goes through the
   out-of-place op, and the tensor's `grad_fn` becomes that op's node, as in PyTorch;
-- a view of a tensor that requires grad, with grad mode on: a clear error (PyTorch would
-  rewrite the base's history; here, change a `clone()` instead).
+- a view (`x[i]`, `x.T`, `x.diagonal()`, ...) of a tensor in the graph: the change is written
+  into the base as a recorded index-put, and the view is taken again from the new base, as
+  PyTorch's CopySlices; an expanded view (one memory location for many elements) is refused.
 
 >>> import tinygrad_norm as tg
 >>> w = tg.tensor([1.0, 2.0], requires_grad=True)
@@ -246,15 +247,27 @@ class InPlaceMethods:
 
 
 def _change_a_slice(view, compute):
-    """A recorded in-place change of `view = base[index]` (basic indexing): the new values are
-    written into the base, recorded there as an index-put (what PyTorch's CopySlices does), and
-    the view becomes `base[index]` of the changed base. So `x[i] += v` and `row = h[0];
-    row.mul_(2)` give PyTorch's gradients for both `x` (or `h`) and the view."""
+    """A recorded in-place change of a view (`base[index]`, `base.diagonal()`, a transpose, ...):
+    the new values are written into the base, recorded there as an index-put (what PyTorch's
+    CopySlices does), and the view is taken again from the changed base. So `x[i] += v`,
+    `row = h[0]; row.mul_(2)` and `y.diagonal().mul_(3)` give PyTorch's gradients for the base
+    and the view."""
     base, index = view._base, view._view_index
     refuse_stale_view(view, "in-place change")
     old = view._make(view.array.copy(), view.requires_grad, view.grad_fn)
-    base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
-    fresh = base[index]
+    if isinstance(index, tuple):
+        base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
+        fresh = base[index]
+    else:  # taken by a ViewReplay: write at the places of the base the view reads
+        with no_grad():
+            places = index(view._make(np.arange(base.array.size).reshape(base.array.shape)))
+        if np.unique(places.array).size != places.array.size:
+            raise RuntimeError(
+                "in-place change: more than one element of this view refers to a single memory "
+                "location (an expanded tensor); clone() it before changing it in place"
+            )
+        base[np.unravel_index(places.array, base.array.shape)] = compute(old)
+        fresh = index(base)
     view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
     view._base_grad_fn = base.grad_fn
     return view
