@@ -326,7 +326,7 @@ class Tensor(
             # tensor's dtype, as `_promote` would decide
             self_, other = self, Tensor._make(np.asarray(other, dtype=self.array.dtype))
         else:
-            self_, other = _promote(self, C.as_tensor(other, self))
+            self_, other = _promote(op, self, other)
         a, b = (other, self_) if reverse else (self_, other)
         try:
             return op.apply(a, b)
@@ -384,8 +384,12 @@ class Tensor(
 
     # Comparisons give bool tensors and are never differentiable.
     def _compare(self, ufunc, other) -> Tensor:
-        other = other.array if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(ufunc(self.array, other)))
+        if isinstance(other, Tensor) and other.array.dtype == self.array.dtype:
+            return Tensor._make(np.asarray(ufunc(self.array, other.array)))
+        if not isinstance(other, (Tensor, bool, int, float)):
+            other = C.as_tensor(other, self)
+        a, b = C.as_dtype((self, other), dtypes.result_type(self, other), self)  # as PyTorch
+        return Tensor._make(np.asarray(ufunc(a.array, b.array)))
 
     def __lt__(self, other):
         return self._compare(np.less, other)
@@ -463,21 +467,13 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
-
-
-def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """The two operands of a binary op, converted to the dtype PyTorch gives the result.
-
-    NumPy would make int64 with float32 float64, and let a 0-d float64 tensor turn a float32
-    one into float64. PyTorch ranks the kinds bool < integer < floating: the operand of the
-    lower kind takes the other's dtype, whatever its shape (`arange(3) * x` stays float32);
-    of the same kind, a 0-d tensor takes the dtype of one with dimensions. Otherwise NumPy's
-    rule stands (float32 with float64 is float64).
-    """
-    rank_a, rank_b = _KIND_RANK[a.array.dtype.kind], _KIND_RANK[b.array.dtype.kind]
-    if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
-        return a.to(b.dtype), b
-    if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
-        return a, b.to(a.dtype)
-    return a, b
+def _promote(op, a: Tensor, b) -> tuple[Tensor, Tensor]:
+    """The two operands of a binary op, converted to the dtype PyTorch gives the result
+    (`dtypes.result_type`: bool < integer < floating; tensors with dimensions before 0-d
+    tensors before Python numbers). `/` of integers computes in the default float dtype."""
+    dtype = dtypes.result_type(a, b)
+    if op is Div and dtype.kind in "biu":
+        dtype = np.dtype(dtypes.get_default_dtype())
+    return C.as_dtype(
+        (a, b if isinstance(b, (Tensor, bool, int, float)) else C.as_tensor(b, a)), dtype, a
+    )

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from ..broadcast import ShapeError, broadcasts_to
-from .composite import _require_int_dim, as_tensor, normalize_dims
+from .composite import _require_int_dim, as_tensor, normalize_dims, promote
 from .movement import Cat, Expand, Permute, Reshape
 
 
@@ -158,6 +158,8 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ShapeError("cat: expected a non-empty list of tensors")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
+    if any(t.array.dtype != tensors[0].array.dtype for t in tensors):
+        tensors = promote(*tensors)  # int64 with float32 is float32, as PyTorch
     _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
     (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
     first = tensors[0].shape
