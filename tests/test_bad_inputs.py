@@ -23,6 +23,8 @@ import pytest
 import tinygrad_norm as tg
 import tinygrad_norm.nn.functional as F
 from tinygrad_norm import nn
+from tinygrad_norm.convert import RaggedError
+from tinygrad_norm.dtypes import DtypeError
 
 
 @dataclass
@@ -171,7 +173,7 @@ def _load_single_npy():
 
 CASES = [
     # --- Tensor construction ----------------------------------------------------------------
-    Case("tensor: ragged list", lambda: tg.tensor([[1.0, 2.0], [3.0]]), TypeError,
+    Case("tensor: ragged list", lambda: tg.tensor([[1.0, 2.0], [3.0]]), RaggedError,
          "Tensor", ["list"], ["nested list of numbers of equal lengths"]),
     Case("tensor: strings", lambda: tg.tensor(["a", "b"]), TypeError,
          "Tensor", ["<U1"], ["np.ndarray of numbers"]),
@@ -227,12 +229,12 @@ CASES = [
     Case("where: shapes do not broadcast",
          lambda: tg.where(tg.ones(2, 3) > 0, tg.ones(2, 3), tg.ones(4)), ValueError,
          "where", ["(2, 3)", "(4,)"], ["equal or one of them 1"]),
-    Case("where: float condition", lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), TypeError,
+    Case("where: float condition", lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), DtypeError,
          "where", ["float32"], ["comparison", ".bool()"]),
     Case("masked_fill: mask shape", lambda: tg.ones(2, 3).masked_fill(tg.ones(3, 2) > 0, 0.0),
          ValueError, "masked_fill", ["(3, 2)", "(2, 3)"], ["equal or one of them 1"]),
     Case("masked_fill: float mask", lambda: tg.ones(2, 3).masked_fill(tg.ones(2, 3), 0.0),
-         TypeError, "masked_fill", ["float32"], ["comparison", ".bool()"]),
+         DtypeError, "masked_fill", ["float32"], ["comparison", ".bool()"]),
     # --- indexing -----------------------------------------------------------------------------
     Case("index: int out of range", lambda: tg.ones(2, 3)[2], IndexError,
          "index", ["index 2", "size 2", "shape (2, 3)", "[2]"], ["-n to n - 1"]),

@@ -25,7 +25,11 @@ def to_array(data, dtype) -> np.ndarray:
         try:
             array = np.array(values)
         except ValueError:  # NumPy refuses ragged lists such as [[1, 2], [3]]
-            raise _bad_data(data) from None
+            raise RaggedError(
+                f"Tensor: cannot make a tensor from list data {str(data)[:60]}: its nested lists "
+                "have different lengths; give a nested list of numbers of equal lengths (every "
+                "row as long as the others)"
+            ) from None
         if _may_hold_big_ints(array) and _int_beyond_int64(values):
             if dtype is None or np.dtype(dtype).kind not in "fc":
                 raise ValueError(
@@ -44,6 +48,10 @@ def to_array(data, dtype) -> np.ndarray:
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(dtypes.numeric_dtype(dtype))
+
+
+class RaggedError(TypeError, ValueError):
+    """Nested lists of unequal lengths: a ValueError, as PyTorch's (and a TypeError)."""
 
 
 def _int_beyond_int64(values) -> bool:

@@ -229,6 +229,21 @@ class iinfo:  # noqa: N801 - PyTorch's name
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
 
+class DtypeError(RuntimeError, TypeError):
+    """A tensor of the wrong dtype for an op (a float mask, a float index): a RuntimeError,
+    as PyTorch raises, and a TypeError."""
+
+
+def require_same_dtype(op: str, a, b, names=("the first operand", "the second")) -> None:
+    """PyTorch's matrix products do not promote: both sides must have one dtype."""
+    if a.array.dtype != b.array.dtype:
+        raise RuntimeError(
+            f"{op}: expected both sides to have the same dtype, but {names[0]} is {a.dtype} and "
+            f"{names[1]} is {b.dtype} (PyTorch does not promote in matrix products); convert "
+            f"one, e.g. x.float() or x.to(w.dtype)"
+        )
+
+
 # --- PyTorch's type promotion: the one rule every op with several inputs uses ---------------
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
 

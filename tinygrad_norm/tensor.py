@@ -28,7 +28,7 @@ import numpy as np
 from . import dtypes
 from .autograd import engine
 from .autograd.node import GraphTensor
-from .broadcast import broadcast_shape
+from .broadcast import ShapeError, broadcast_shape
 from .convert import to_array
 from .dtypes import numeric_dtype
 from .learn.steps import backprop_steps
@@ -178,7 +178,7 @@ class Tensor(
     # --- conversion ----------------------------------------------------------------------------
     def item(self):
         if self.array.size != 1:
-            raise ValueError(
+            raise ShapeError(  # a RuntimeError, as PyTorch's (and a ValueError)
                 f"item: only a tensor with one element can be converted to a Python "
                 f"number, this one has shape {self.shape}"
             )

@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
-from ..dtypes import get_default_dtype, result_type
+from ..dtypes import DtypeError, get_default_dtype, require_same_dtype, result_type
 from .elementwise import Maximum, Minimum, Where
 from .linalg import MatMul
 from .movement import GetItem
@@ -350,7 +350,7 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
 def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
     """PyTorch's rule: a condition or mask is bool; a float or int one is not guessed at."""
     if array.dtype != np.bool_:
-        raise TypeError(
+        raise DtypeError(
             f"{op}: {name} must be a bool tensor ({meaning}), got {array.dtype}; build it "
             "with a comparison such as x > 0 or m == 0, or convert it with .bool()"
         )
@@ -450,6 +450,7 @@ def _require_matrix(op: str, x) -> None:
 def matmul(a, b):
     """Matrix product with NumPy's rules: (n,k)@(k,m), batches broadcast, vectors promoted."""
     a, b = _pair(a, b)
+    require_same_dtype("matmul", a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "

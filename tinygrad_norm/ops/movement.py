@@ -44,7 +44,8 @@ class Permute(Function):
 
 
 class Expand(Function):
-    """out = a broadcast to `shape` (a read-only view, no copy).
+    """out = a broadcast to `shape` (a view, no copy; as in PyTorch, a write into places of
+    it that are one memory location each, e.g. `e[0] = ...`, reaches `a`).
 
     Its gradient is grad_out itself: the engine sums it back over the broadcast axes, in the
     one place where broadcasting is undone (`sum_to_shape`).
@@ -54,7 +55,10 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        return np.broadcast_to(a, shape)
+        view = np.broadcast_to(a, shape)  # read-only: made writable like `a` (same strides)
+        return np.lib.stride_tricks.as_strided(
+            a, view.shape, view.strides, writeable=a.flags.writeable
+        )
 
     @staticmethod
     def backward(ctx, grad_output):

@@ -53,6 +53,11 @@ def integer_sizes(op: str, sizes) -> tuple:
     """`sizes` as Python ints. A float such as 2.5 (or 6 / 2) is an error, never truncated."""
     out = []
     for s in sizes:
+        if isinstance(s, (bool, np.bool_)):  # True is an int to Python, not a size to PyTorch
+            raise TypeError(
+                f"{op}: expected integer sizes, got the bool {s!r} in {tuple(sizes)}; give a "
+                "size such as 2 (for a tensor holding True, use tg.tensor(True))"
+            )
         try:
             out.append(operator.index(s))
         except TypeError:

@@ -36,12 +36,13 @@ import numpy as np
 from ..autograd.function import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import GraphTensor
+from ..broadcast import ShapeError, broadcasts_to
 from ..convert import number_as
 from ..ops import composite as C
 from ..ops.elementwise import Where
-from ..ops.movement import IndexPut
+from ..ops.movement import IndexPut, has_array_index
 from ..random import numpy_generator
-from .indexing import ints_first, normalize_index
+from .indexing import describe_index, ints_first, normalize_index
 from .math import _refuse_integer_division
 
 
@@ -126,6 +127,12 @@ class InPlaceMethods:
     def copy_(self, src):
         """Copy `src` (broadcast to this shape, cast to this dtype) into this tensor."""
         src = C.as_tensor(src, self)
+        if not broadcasts_to(src.array.shape, self.array.shape):
+            raise ShapeError(
+                f"copy_: the source of shape {tuple(src.shape)} cannot be copied into this tensor "
+                f"of shape {tuple(self.shape)}: it must have that shape or broadcast to it; "
+                "reshape the source, or copy into a slice of matching shape"
+            )
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
@@ -193,17 +200,33 @@ class InPlaceMethods:
             value = np.asarray(value, dtype=self.dtype)
 
         is_tensor = isinstance(value, GraphTensor)
-        if not is_grad_enabled() or not (self.requires_grad or is_tensor and value.requires_grad):
-            # NOTE: nothing to record: write the places themselves, not a copy of the whole
-            # tensor (x[i] = row costs the row, not the tensor).
-            (self.array[ints] if ints else self.array)[rest] = value.array if is_tensor else value
-            self._bump_version()
-            return
+        try:
+            if not is_grad_enabled() or not (
+                self.requires_grad or is_tensor and value.requires_grad
+            ):
+                # NOTE: nothing to record: write the places themselves, not a copy of the whole
+                # tensor (x[i] = row costs the row, not the tensor).
+                target = self.array[ints] if ints else self.array
+                refuse_overlap(
+                    "x[index] = value", target if has_array_index(rest) else target[rest]
+                )
+                target[rest] = value.array if is_tensor else value
+                self._bump_version()
+                return
 
-        def put(t):
-            return IndexPut.apply(t, value, ints=ints, rest=rest)
+            def put(t):
+                return IndexPut.apply(t, value, ints=ints, rest=rest)
 
-        self._change_in_place("setitem", put, value)
+            self._change_in_place("setitem", put, value)
+        except ValueError as error:  # NumPy's words: say which write, and the shapes
+            places = np.empty(self.array.shape, dtype=bool)[(ints or ()) + rest].shape
+            raise ShapeError(
+                f"x[index] = value: cannot write a value of shape {tuple(np.shape(value))} into "
+                f"the places {describe_index((ints or ()) + rest)} select in a tensor of shape "
+                f"{tuple(self.shape)} (they form shape {places}; a mask selects as many places "
+                f"as it has True entries); give a value of that shape or one that broadcasts "
+                f"to it ({error})"
+            ) from None
 
     # --- in place: out-of-place op, written back -------------------------------------------
     exp_ = _in_place("exp_", lambda t: t.exp())
@@ -297,8 +320,20 @@ def _refuse_leaf_or_view(t, op: str) -> None:
         )
 
 
+def refuse_overlap(op: str, array: np.ndarray) -> None:
+    """PyTorch refuses to write into a tensor where several elements share one memory
+    location (an expand()ed tensor): which of the values would be kept?"""
+    if any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor "
+            f"refers to a single memory location (an expand()ed tensor of shape {array.shape}); "
+            "write into a clone() instead"
+        )
+
+
 def _write(t, op: str, values: np.ndarray) -> None:
     """Write `values` into t's own array and bump t's version."""
+    refuse_overlap(op, t.array)
     if values.shape != t.array.shape:
         raise RuntimeError(
             f"{op}: the result has shape {values.shape}, which does not match this tensor's "
