@@ -341,9 +341,11 @@ class Tensor(
         return self._binary(Add, other, reverse=True)
 
     def __sub__(self, other):
+        _refuse_bool_subtraction(self, other)
         return self._binary(Sub, other)
 
     def __rsub__(self, other):
+        _refuse_bool_subtraction(self, other)
         return self._binary(Sub, other, reverse=True)
 
     def __mul__(self, other):
@@ -465,6 +467,20 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+def _refuse_bool_subtraction(a: Tensor, b) -> None:
+    """PyTorch refuses `-` with a bool operand: a mask minus a mask is not a mask."""
+    if (
+        a.array.dtype == np.bool_
+        or isinstance(b, bool)
+        or (isinstance(b, Tensor) and b.array.dtype == np.bool_)
+    ):
+        raise RuntimeError(
+            "sub: subtraction, the `-` operator, with a bool tensor is not supported (as in "
+            "PyTorch); to invert a mask use `~mask` or mask.logical_not(); to count, convert "
+            "first with .long() or .float()"
+        )
 
 
 def _promote(op, a: Tensor, b) -> tuple[Tensor, Tensor]:

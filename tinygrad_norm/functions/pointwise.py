@@ -11,7 +11,7 @@ from ..ops import composite as C
 from ..ops import indexing as I
 from ..ops import pointwise_composed as M
 from ..tensor import Tensor
-from .arguments import _like, _t, _t2
+from .arguments import _like, _t, _t2, _tensor_argument
 
 # --- elementwise, one input -----------------------------------------------------------------------
 
@@ -224,17 +224,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 
 
 def maximum(a, b):
-    like = _like(a, b)
-    return C.maximum(C.as_tensor(a, like), C.as_tensor(b, like))
+    return C.maximum(_tensor_argument("maximum", a), _tensor_argument("maximum", b, "other"))
 
 
 def minimum(a, b):
-    like = _like(a, b)
-    return C.minimum(C.as_tensor(a, like), C.as_tensor(b, like))
+    return C.minimum(_tensor_argument("minimum", a), _tensor_argument("minimum", b, "other"))
 
 
 def clamp(x, min=None, max=None):  # noqa: A002
-    return C.clamp(_t(x), min, max)
+    return C.clamp(_tensor_argument("clamp", x), min, max)
 
 
 clip = clamp
@@ -349,15 +347,15 @@ def pow(input, exponent):  # noqa: A001, A002 - PyTorch's names
 
 
 def lerp(input, end, weight):  # noqa: A002
-    return _t2(input, end).lerp(end, weight)
+    return _tensor_argument("lerp", input).lerp(_tensor_argument("lerp", end, "end"), weight)
 
 
-def softmax(x, dim):
-    return _t(x).softmax(dim)
+def softmax(x, dim, dtype=None):
+    return _t(x).softmax(dim, dtype)
 
 
-def log_softmax(x, dim):
-    return _t(x).log_softmax(dim)
+def log_softmax(x, dim, dtype=None):
+    return _t(x).log_softmax(dim, dtype)
 
 
 def masked_fill(x, mask, value):

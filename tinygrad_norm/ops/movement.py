@@ -81,7 +81,10 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx, a, index):
-        return a[index]
+        out = a[index]
+        # x[1, 2] is a NumPy scalar (a copy); x[1, 2, ...] the same element as a 0-d view,
+        # which PyTorch's x[1, 2] is
+        return out if isinstance(out, np.ndarray) else a[index + (Ellipsis,)]
 
     @staticmethod
     def backward(ctx, grad_output):

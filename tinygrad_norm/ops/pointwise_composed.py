@@ -40,6 +40,10 @@ def pair(op: str, a, b):
 def refuse_integer_zero(op: str, a, b) -> None:
     """PyTorch raises for an integer // or % by zero (there is no integer infinity or NaN);
     NumPy would return 0 with a warning, a silent wrong number."""
+    if a.array.dtype == np.bool_:
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors (as in PyTorch); convert first, e.g. x.long()"
+        )
     if a.array.dtype.kind in "biu" and not b.array.all():
         raise RuntimeError(
             f"{op}: ZeroDivisionError: an integer tensor divided by zero (the divisor of shape "
@@ -149,6 +153,14 @@ def lerp(input, end, weight):  # noqa: A002
         if isinstance(v, GraphTensor):
             fix = "tg.lerp(input.float(), end.float(), weight)"
             require_floating("lerp", v, NotImplementedError, fix, name)
+    tensors = [v for v in (input, end, weight) if isinstance(v, GraphTensor)]
+    for v in tensors[1:]:
+        if v.array.dtype != tensors[0].array.dtype:
+            raise RuntimeError(
+                f"lerp: expected one dtype for input, end and a weight tensor, got "
+                f"{[str(t.dtype) for t in tensors]} (PyTorch does not promote here); convert "
+                "them first, e.g. end.to(input.dtype)"
+            )
     start, end = pair("lerp", input, end)
     diff = end - start
     if not isinstance(weight, GraphTensor):

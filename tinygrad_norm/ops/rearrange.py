@@ -249,7 +249,7 @@ def diag(input, diagonal=0):  # noqa: A002
     if x.ndim == 1:
         return diag_embed(x, diagonal)
     if x.ndim == 2:
-        return _diagonal(x, diagonal)
+        return Clone.apply(_diagonal(x, diagonal))  # a copy, as PyTorch's diag (diagonal: a view)
     raise RuntimeError(f"diag: supports 1-D or 2-D tensors, got shape {x.shape}")
 
 

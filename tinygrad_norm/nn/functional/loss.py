@@ -481,6 +481,8 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
         target = C.as_tensor(target, x)
         if target.shape != x.shape:
             check_loss_shapes("mse_loss", x.shape, target.shape)
+        if target.dtype != x.dtype:  # an integer or bool target counts in the input's dtype
+            target = target.to(x.dtype)
     diff = x - C.as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":
