@@ -27,6 +27,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd import engine
+from .autograd.grad import grad as autograd_grad
 from .autograd.node import GraphTensor
 from .broadcast import ShapeError, broadcast_shape
 from .convert import to_array
@@ -147,7 +148,15 @@ class Tensor(
 
     def size(self, dim=None):
         """The shape as a tuple (a `Size`), or the size of one dimension."""
-        return Size(self.array.shape) if dim is None else self.array.shape[dim]
+        if dim is None:
+            return Size(self.array.shape)
+        n = self.array.ndim
+        if not -n <= dim < n:
+            raise IndexError(
+                f"size: dimension out of range (expected to be in range of [{-n}, {n - 1}], but "
+                f"got {dim}) for a tensor of shape {tuple(self.shape)}"
+            )
+        return self.array.shape[dim]
 
     def numel(self) -> int:
         return self.array.size
@@ -259,7 +268,7 @@ class Tensor(
         self.requires_grad = bool(requires_grad)
         return self
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False) -> None:
+    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None) -> None:
         """Add d(self)/d(leaf) into `.grad` of every leaf that requires grad.
 
         A tensor with more than one element needs `gradient` (the vector in the
@@ -267,6 +276,16 @@ class Tensor(
         `retain_graph=True`; `create_graph=True` records the backward pass for higher order.
         """
         gradient = self._initial_gradient("backward", gradient)
+        if inputs is not None:  # only these tensors' .grad gets the gradient, as PyTorch
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            grads = autograd_grad(
+                [self], inputs, [gradient], retain_graph=retain_graph or create_graph,
+                create_graph=create_graph, allow_unused=True,
+            )  # fmt: skip
+            for t, g in zip(inputs, grads):
+                if g is not None:
+                    engine.accumulate_grad(t, g, create_graph)
+            return
         engine.run_backward(
             [self], [gradient], retain_graph=retain_graph or create_graph, create_graph=create_graph
         )

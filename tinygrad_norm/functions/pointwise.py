@@ -9,6 +9,7 @@ import numpy as np
 
 from ..ops import composite as C
 from ..ops import indexing as I
+from ..ops import numeric_composed as NC
 from ..ops import pointwise_composed as M
 from ..tensor import Tensor
 from .arguments import _like, _t, _t2, _tensor_argument
@@ -385,3 +386,15 @@ def isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> Tensor:
 def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> bool:
     """True when every element of `a` is close to `b` (see `isclose`)."""
     return bool(np.allclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))
+
+
+def fmax(input, other):  # noqa: A002 - PyTorch's names
+    return NC.fmax(_tensor_argument("fmax", input), _tensor_argument("fmax", other, "other"))
+
+
+def fmin(input, other):  # noqa: A002
+    return NC.fmin(_tensor_argument("fmin", input), _tensor_argument("fmin", other, "other"))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    return NC.diff(_t(input), n, dim, prepend, append)

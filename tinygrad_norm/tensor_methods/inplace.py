@@ -264,9 +264,79 @@ class InPlaceMethods:
             "addcdiv_", lambda t: t + value * (tensor1 / tensor2), tensor1, tensor2
         )
 
+    # --- in place, changing the shape (the tensor takes the view's shape and history) ---------
+    def _become(self, out):
+        self.array = out.array
+        if out.grad_fn is not None:
+            self.grad_fn, self.requires_grad = out.grad_fn, out.requires_grad
+        return self
+
+    def squeeze_(self, dim=None):
+        return self._become(self.squeeze() if dim is None else self.squeeze(dim))
+
+    def unsqueeze_(self, dim):
+        return self._become(self.unsqueeze(dim))
+
+    def t_(self):
+        return self._become(self.t())
+
+    def transpose_(self, dim0, dim1):
+        return self._become(self.transpose(dim0, dim1))
+
+    def detach_(self):
+        """Cut this tensor from the graph, in place: it becomes a leaf that needs no grad."""
+        self.grad_fn, self.requires_grad = None, False
+        return self
+
+    def index_fill_(self, dim, index, value):
+        """self[..., index, ...] = value along `dim` (index: a 1-D integer tensor)."""
+        places = _along(self, "index_fill_", dim, index)
+        if isinstance(value, (bool, int, float)):
+            value = self._make(number_as("index_fill_", value, self.array.dtype))
+        return self._change_in_place(
+            "index_fill_",
+            lambda t: IndexPut.apply(t, value.to(t.dtype), ints=(), rest=places),
+            value,
+        )
+
+    def index_copy_(self, dim, index, source):
+        """self[..., index[i], ...] = source[..., i, ...] along `dim`."""
+        places = _along(self, "index_copy_", dim, index)
+        return self._change_in_place(
+            "index_copy_",
+            lambda t: IndexPut.apply(t, source.to(t.dtype), ints=(), rest=places),
+            source,
+        )
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fill the main diagonal (all dims equal for ndim > 2; a tall matrix without wrap)."""
+        if self.ndim < 2 or (self.ndim > 2 and len(set(self.shape)) != 1):
+            raise RuntimeError(
+                f"fill_diagonal_: needs a matrix, or all dimensions of equal length, got "
+                f"{tuple(self.shape)}"
+            )
+        if wrap:
+            raise NotImplementedError("fill_diagonal_: wrap=True is not implemented yet")
+        i = np.arange(min(self.shape))
+        value = self._make(number_as("fill_diagonal_", fill_value, self.array.dtype))
+        return self._change_in_place(
+            "fill_diagonal_", lambda t: IndexPut.apply(t, value, ints=(), rest=(i,) * t.ndim)
+        )
+
     def lerp_(self, end, weight):
         """self += weight * (end - self) (an exponential moving average: `m.lerp_(g, 1 - b1)`)."""
         return self._change_in_place("lerp_", lambda t: t.lerp(end, weight), end, weight)
+
+
+def _along(t, op: str, dim: int, index) -> tuple:
+    """The index that selects the entries `index` (1-D integers) along `dim` of t."""
+    d = dim + t.ndim if dim < 0 else dim
+    if not 0 <= d < max(t.ndim, 1):
+        raise IndexError(f"{op}: dim {dim} is out of range for a tensor of shape {t.shape}")
+    places = np.asarray(getattr(index, "array", index))
+    if places.dtype.kind not in "iu" or places.ndim > 1:
+        raise IndexError(f"{op}: index must be a 1-D integer tensor, got {places.dtype}")
+    return (slice(None),) * d + (places.reshape(-1),)
 
 
 def _change_a_slice(view, compute):
