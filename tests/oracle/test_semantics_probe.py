@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - one case per line reads best in these tables
 """An adversarial probe against PyTorch 2.13: in-place changes of views inside graphs, dtype
 mixes, integer edge cases, `.grad` identity, losses at their limits, and every case the
 semantics issue listed. Each case runs the same code on both libraries; results (values,
