@@ -244,6 +244,21 @@ def require_same_dtype(op: str, a, b, names=("the first operand", "the second"))
         )
 
 
+def refuse_bool_subtraction(a: np.ndarray, b) -> None:
+    """PyTorch refuses `-` with a bool operand: a mask minus a mask is not a mask."""
+    other = getattr(b, "array", None)
+    if (
+        a.dtype == np.bool_
+        or isinstance(b, builtins.bool)
+        or (other is not None and other.dtype == np.bool_)
+    ):
+        raise RuntimeError(
+            "sub: subtraction, the `-` operator, with a bool tensor is not supported (as in "
+            "PyTorch); to invert a mask use `~mask` or mask.logical_not(); to count, convert "
+            "first with .long() or .float()"
+        )
+
+
 # --- PyTorch's type promotion: the one rule every op with several inputs uses ---------------
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
 

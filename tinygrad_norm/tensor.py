@@ -127,7 +127,7 @@ class Tensor(
     def grad(self, value) -> None:
         """`t.grad = g`: g must be None or a Tensor of t's shape and dtype (PyTorch's check)."""
         if value is not None:
-            _check_grad_assignment(self, value)
+            engine.check_grad_assignment(self, value)
         self._grad = value
 
     # --- what it is ----------------------------------------------------------------------------
@@ -360,11 +360,11 @@ class Tensor(
         return self._binary(Add, other, reverse=True)
 
     def __sub__(self, other):
-        _refuse_bool_subtraction(self, other)
+        dtypes.refuse_bool_subtraction(self.array, other)
         return self._binary(Sub, other)
 
     def __rsub__(self, other):
-        _refuse_bool_subtraction(self, other)
+        dtypes.refuse_bool_subtraction(self.array, other)
         return self._binary(Sub, other, reverse=True)
 
     def __mul__(self, other):
@@ -458,25 +458,6 @@ class Tensor(
         return out
 
 
-def _check_grad_assignment(tensor: Tensor, value) -> None:
-    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
-    if not isinstance(value, Tensor):
-        raise TypeError(
-            f"assigned grad expected to be a Tensor or None but got grad of type "
-            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
-        )
-    if value.array.shape != tensor.array.shape:
-        raise RuntimeError(
-            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
-            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
-        )
-    if value.array.dtype != tensor.array.dtype:
-        raise RuntimeError(
-            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
-            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
-        )
-
-
 class _HookHandle:
     """What `register_hook` returns: `.remove()` takes the hook away again."""
 
@@ -486,20 +467,6 @@ class _HookHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
-
-
-def _refuse_bool_subtraction(a: Tensor, b) -> None:
-    """PyTorch refuses `-` with a bool operand: a mask minus a mask is not a mask."""
-    if (
-        a.array.dtype == np.bool_
-        or isinstance(b, bool)
-        or (isinstance(b, Tensor) and b.array.dtype == np.bool_)
-    ):
-        raise RuntimeError(
-            "sub: subtraction, the `-` operator, with a bool tensor is not supported (as in "
-            "PyTorch); to invert a mask use `~mask` or mask.logical_not(); to count, convert "
-            "first with .long() or .float()"
-        )
 
 
 def _promote(op, a: Tensor, b) -> tuple[Tensor, Tensor]:

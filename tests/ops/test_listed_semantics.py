@@ -114,3 +114,5 @@ def test_missing_forms_exist():
     assert tg.diff(tg.tensor([1.0, 4.0, 9.0])).tolist() == [3.0, 5.0]
     assert tg.fmax(tg.tensor([float("nan")]), tg.tensor([1.0])).tolist() == [1.0]
     assert tg.arange(6.0).reshape(2, 3).mean(axis=1).tolist() == [1.0, 4.0]
+    assert tg.tensor([1.0, 2.0, 3.0, 4.0]).quantile(0.5).item() == 2.5
+    assert tg.tensor([1, 1, 2, 1]).unique_consecutive().tolist() == [1, 2, 1]

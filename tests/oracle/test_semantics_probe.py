@@ -503,6 +503,12 @@ FORMS = {
     "diff_prepend": lambda lib: lib.tensor([[1, 3], [4, 9]]).diff(dim=0, prepend=lib.zeros(1, 2, dtype=lib.int64)),
     "mean_axis": lambda lib: lib.arange(6.0).reshape(2, 3).mean(axis=1),
     "sum_axis": lambda lib: lib.arange(6.0).reshape(2, 3).sum(axis=0),
+    "quantile": lambda lib: lib.tensor([[3.0, 1.0, 4.0, 1.5], [5.0, 9.0, 2.0, 6.0]]).quantile(0.3),
+    "quantile_dim_vector_q": lambda lib: lib.quantile(lib.tensor([[3.0, 1.0, 4.0], [5.0, 9.0, 2.0]]), lib.tensor([0.25, 0.5]), dim=1, keepdim=True),
+    "quantile_midpoint": lambda lib: lib.tensor([[3.0, 1.0], [5.0, 9.0]]).quantile(0.4, dim=0, interpolation="midpoint"),
+    "quantile_nearest": lambda lib: lib.tensor([1.0, 2.0, 3.0, 4.0]).quantile(0.5, interpolation="nearest"),
+    "quantile_int": lambda lib: lib.tensor([1, 2]).quantile(0.5),
+    "unique_consecutive": lambda lib: lib.tensor([1, 1, 2, 2, 3, 1, 1]).unique_consecutive(return_inverse=True, return_counts=True),
 }  # fmt: skip
 for name, fn in FORMS.items():
     CASES[f"forms:{name}"] = fn

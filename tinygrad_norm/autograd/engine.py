@@ -288,6 +288,25 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
 
 
+def check_grad_assignment(tensor, value) -> None:
+    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
+    if not isinstance(value, GraphTensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
+        )
+    if value.array.shape != tensor.array.shape:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
+            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
+        )
+    if value.array.dtype != tensor.array.dtype:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
+            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
+        )
+
+
 def accumulate_grad(tensor, grad, create_graph: bool) -> None:
     """`tensor.grad += grad`, as PyTorch's AccumulateGrad does it.
 

@@ -102,6 +102,7 @@ from .pointwise import (
     neg,
     negative,
     pow,
+    quantile,
     reciprocal,
     relu,
     remainder,
@@ -121,6 +122,7 @@ from .pointwise import (
     tanh,
     true_divide,
     trunc,
+    unique_consecutive,
     where,
 )
 from .reductions import (

@@ -398,3 +398,11 @@ def fmin(input, other):  # noqa: A002
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
     return NC.diff(_t(input), n, dim, prepend, append)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+    return NC.quantile(_t(input), q, dim, keepdim, interpolation=interpolation)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    return NC.unique_consecutive(_t(input), return_inverse, return_counts, dim)

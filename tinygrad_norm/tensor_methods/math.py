@@ -144,6 +144,7 @@ class MathMethods:
     sort, argsort, msort = O.sort, O.argsort, O.msort
     topk, unique = O.topk, O.unique
     fmax, fmin, diff = NC.fmax, NC.fmin, NC.diff
+    quantile, unique_consecutive = NC.quantile, NC.unique_consecutive
 
     # --- elementwise: exp, log, clamp, pow, matmul, ... ----------------------------------------
     exp, log, sqrt = method_of(Exp), method_of(Log), method_of(Sqrt)
