@@ -26,6 +26,8 @@ import pytest
 import tinygrad_norm as tg
 import tinygrad_norm.nn.functional as F
 from tinygrad_norm import nn
+from tinygrad_norm.convert import RaggedError
+from tinygrad_norm.dtypes import DtypeError
 
 
 @dataclass
@@ -58,8 +60,7 @@ def _small_gpt():
 
 def _grad_of_another_shape():
     p = tg.ones(3, requires_grad=True)
-    p.grad = tg.tensor([1.0])  # by hand, and of the wrong shape: it would broadcast
-    tg.optim.SGD([p], lr=0.1).step()
+    p.grad = tg.tensor([1.0])  # by hand, and of the wrong shape: refused, as PyTorch
 
 
 def _leaf64():
@@ -74,7 +75,7 @@ def _hook_of_another_shape():
 
 def _in_place_on_a_view():
     h = tg.ones(2, 3, requires_grad=True) * 2
-    h.T.mul_(3)
+    h.expand(2, 2, 3).mul_(3)
 
 
 def _saved_then_changed():
@@ -175,7 +176,7 @@ def _load_single_npy():
 
 CASES = [
     # --- Tensor construction ----------------------------------------------------------------
-    Case("tensor: ragged list", lambda: tg.tensor([[1.0, 2.0], [3.0]]), TypeError,
+    Case("tensor: ragged list", lambda: tg.tensor([[1.0, 2.0], [3.0]]), RaggedError,
          "Tensor", ["list"], ["nested list of numbers of equal lengths"]),
     Case("tensor: strings", lambda: tg.tensor(["a", "b"]), TypeError,
          "Tensor", ["<U1"], ["np.ndarray of numbers"]),
@@ -232,12 +233,12 @@ CASES = [
     Case("where: shapes do not broadcast",
          lambda: tg.where(tg.ones(2, 3) > 0, tg.ones(2, 3), tg.ones(4)), ValueError,
          "where", ["(2, 3)", "(4,)"], ["equal or one of them 1"]),
-    Case("where: float condition", lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), TypeError,
+    Case("where: float condition", lambda: tg.where(tg.ones(2), tg.ones(2), 0.0), DtypeError,
          "where", ["float32"], ["comparison", ".bool()"]),
     Case("masked_fill: mask shape", lambda: tg.ones(2, 3).masked_fill(tg.ones(3, 2) > 0, 0.0),
          ValueError, "masked_fill", ["(3, 2)", "(2, 3)"], ["equal or one of them 1"]),
     Case("masked_fill: float mask", lambda: tg.ones(2, 3).masked_fill(tg.ones(2, 3), 0.0),
-         TypeError, "masked_fill", ["float32"], ["comparison", ".bool()"]),
+         DtypeError, "masked_fill", ["float32"], ["comparison", ".bool()"]),
     # --- indexing -----------------------------------------------------------------------------
     Case("index: int out of range", lambda: tg.ones(2, 3)[2], IndexError,
          "index", ["index 2", "size 2", "shape (2, 3)", "[2]"], ["-n to n - 1"]),
@@ -267,7 +268,7 @@ CASES = [
     Case("optimizer: a Module", lambda: tg.optim.Adam(nn.Linear(2, 2)), TypeError,
          "Adam", ["Module", "Linear"], ["model.parameters()"]),
     Case("optimizer: .grad of another shape", _grad_of_another_shape, RuntimeError,
-         "SGD.step", ["(3,)", "(1,)"], ["assigned by hand"]),
+         ".grad", ["(3,)", "(1,)"], ["the tensor's shape"]),
     # --- nn layers ----------------------------------------------------------------------------
     Case("Linear: input width", lambda: nn.Linear(3, 2)(tg.ones(4, 5)), ValueError,
          "linear", ["(4, 5)", "5 features", "in_features = 3"], ["build the layer"]),
@@ -421,8 +422,8 @@ CASES = [
          "add_", ["float32", "int64"], ["x.float()"]),
     Case("zero_: a leaf that requires grad", lambda: tg.ones(2, requires_grad=True).zero_(),
          RuntimeError, "zero_", ["leaf"], ["tg.no_grad()"]),
-    Case("mul_: a view of a tensor that requires grad", _in_place_on_a_view, RuntimeError,
-         "mul_", ["view"], ["clone()"]),
+    Case("mul_: an expanded view of a tensor that requires grad", _in_place_on_a_view,
+         RuntimeError, "in-place change", ["single memory location"], ["clone()"]),
     Case("backward: a saved tensor changed in place", _saved_then_changed, RuntimeError,
          "MulBackward", ["version 1", "version 0", "[3]"], ["clone()"]),
     Case("np.cbrt: on a tensor that requires grad", lambda: np.cbrt(_leaf64()), TypeError,

@@ -25,7 +25,11 @@ def to_array(data, dtype) -> np.ndarray:
         try:
             array = np.array(values)
         except ValueError:  # NumPy refuses ragged lists such as [[1, 2], [3]]
-            raise _bad_data(data) from None
+            raise RaggedError(
+                f"Tensor: cannot make a tensor from list data {str(data)[:60]}: its nested lists "
+                "have different lengths; give a nested list of numbers of equal lengths (every "
+                "row as long as the others)"
+            ) from None
         if _may_hold_big_ints(array) and _int_beyond_int64(values):
             if dtype is None or np.dtype(dtype).kind not in "fc":
                 raise ValueError(
@@ -34,13 +38,20 @@ def to_array(data, dtype) -> np.ndarray:
                     "when unpacking long long'); give dtype=tg.float64 for numbers this large"
                 )
             array = np.array(values, dtype=np.float64)
-        if array.dtype == np.float64 and dtype is None and not _has_typed_leaf(data):
+        typed = _has_typed_leaf(data)
+        if typed and dtype is None and isinstance(data, (list, tuple)):
+            array = array.astype(_inferred_dtype(data))  # [tensor(1), 2.5] is float32
+        elif array.dtype == np.float64 and dtype is None and not typed:
             array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
-        elif array.dtype.kind in "iu" and not _has_typed_leaf(data):
+        elif array.dtype.kind in "iu" and not typed:
             array = array.astype(np.int64)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(dtypes.numeric_dtype(dtype))
+
+
+class RaggedError(TypeError, ValueError):
+    """Nested lists of unequal lengths: a ValueError, as PyTorch's (and a TypeError)."""
 
 
 def _int_beyond_int64(values) -> bool:
@@ -74,6 +85,25 @@ def _unwrap(data):
     if isinstance(data, (list, tuple)):
         return [_unwrap(d) for d in data]
     return data
+
+
+def _inferred_dtype(data) -> np.dtype:
+    """The dtype PyTorch infers for nested data holding Tensors: every element's dtype (a
+    Tensor's or NumPy value's own, int64 for an int, the default for a float) promoted
+    together, as `torch.tensor` does."""
+    if isinstance(data, (list, tuple)):
+        found = [_inferred_dtype(d) for d in data]
+        out = found[0] if found else np.dtype(dtypes.get_default_dtype())
+        for d in found[1:]:
+            out = dtypes.promote_types(out, d)
+        return out
+    if isinstance(data, (GraphTensor, np.ndarray, np.generic)):
+        return np.asarray(getattr(data, "array", data)).dtype
+    if isinstance(data, bool):
+        return np.dtype(np.bool_)
+    if isinstance(data, int):
+        return np.dtype(np.int64)
+    return np.dtype(dtypes.get_default_dtype())
 
 
 def _has_typed_leaf(data) -> bool:

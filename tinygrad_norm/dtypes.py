@@ -227,3 +227,95 @@ class iinfo:  # noqa: N801 - PyTorch's name
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+class DtypeError(RuntimeError, TypeError):
+    """A tensor of the wrong dtype for an op (a float mask, a float index): a RuntimeError,
+    as PyTorch raises, and a TypeError."""
+
+
+def require_same_dtype(op: str, a, b, names=("the first operand", "the second")) -> None:
+    """PyTorch's matrix products do not promote: both sides must have one dtype."""
+    if a.array.dtype != b.array.dtype:
+        raise RuntimeError(
+            f"{op}: expected both sides to have the same dtype, but {names[0]} is {a.dtype} and "
+            f"{names[1]} is {b.dtype} (PyTorch does not promote in matrix products); convert "
+            f"one, e.g. x.float() or x.to(w.dtype)"
+        )
+
+
+def refuse_bool_subtraction(a: np.ndarray, b) -> None:
+    """PyTorch refuses `-` with a bool operand: a mask minus a mask is not a mask."""
+    other = getattr(b, "array", None)
+    if (
+        a.dtype == np.bool_
+        or isinstance(b, builtins.bool)
+        or (other is not None and other.dtype == np.bool_)
+    ):
+        raise RuntimeError(
+            "sub: subtraction, the `-` operator, with a bool tensor is not supported (as in "
+            "PyTorch); to invert a mask use `~mask` or mask.logical_not(); to count, convert "
+            "first with .long() or .float()"
+        )
+
+
+# --- PyTorch's type promotion: the one rule every op with several inputs uses ---------------
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
+
+
+def promote_types(a, b) -> np.dtype:
+    """The dtype two dtypes promote to (torch.promote_types): of two categories, the higher
+    one's dtype (int64 with float16 is float16, unlike NumPy's float64); of one category,
+    the smallest dtype that holds both (uint8 with int8 is int16)."""
+    a, b = np.dtype(a), np.dtype(b)
+    if a == b:
+        return a
+    rank_a, rank_b = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if rank_a != rank_b:
+        return a if rank_a > rank_b else b
+    return np.promote_types(a, b)
+
+
+def _combine(higher, lower):
+    """PyTorch's combine_categories: a lower priority group (0-d tensors, then Python numbers)
+    only counts when it is of a higher category than the groups above it."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind in "fc":
+        return higher
+    if higher.kind == "b" or lower.kind in "fc":
+        return promote_types(higher, lower)
+    return higher
+
+
+_NUMBERS = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integer, np.floating)
+
+
+def result_type(*operands) -> np.dtype:
+    """The dtype PyTorch gives the result of an op on `operands` (arrays, Tensors, or Python
+    bool/int/float numbers; None is skipped), torch.result_type's rule:
+
+    1. categories: bool < integer < floating;
+    2. three priority groups: tensors with dimensions, then 0-d tensors, then Python numbers
+       (a float number is the default dtype, an int is int64, a bool is bool);
+    3. within a group, the dtypes promote (`promote_types`); a lower group changes the
+       result only when it is of a higher category: float32 tensor + float64 0-d tensor is
+       float32, int32 tensor + 2.5 is float32, uint8 tensor + 0-d int8 tensor is uint8.
+    """
+    groups: list = [None, None, None]  # dimensioned, 0-d, Python numbers
+    for x in operands:
+        if x is None:
+            continue
+        if isinstance(x, _NUMBERS):
+            if isinstance(x, (builtins.bool, np.bool_)):
+                dt = np.dtype(np.bool_)
+            elif isinstance(x, (builtins.int, np.integer)):
+                dt = np.dtype(np.int64)
+            else:
+                dt = np.dtype(get_default_dtype())
+            group = 2
+        else:
+            array = getattr(x, "array", x)
+            dt, group = array.dtype, 0 if array.ndim else 1
+        groups[group] = dt if groups[group] is None else promote_types(groups[group], dt)
+    return _combine(groups[0], _combine(groups[1], groups[2]))

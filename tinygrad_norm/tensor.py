@@ -27,8 +27,9 @@ import numpy as np
 
 from . import dtypes
 from .autograd import engine
+from .autograd.grad import grad as autograd_grad
 from .autograd.node import GraphTensor
-from .broadcast import broadcast_shape
+from .broadcast import ShapeError, broadcast_shape
 from .convert import to_array
 from .dtypes import numeric_dtype
 from .learn.steps import backprop_steps
@@ -78,7 +79,7 @@ class Tensor(
     (float32); arrays keep their dtype; integers stay int64 and bools bool; `dtype` overrides.
     """
 
-    __slots__ = ("array", "grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
+    __slots__ = ("array", "_grad", "requires_grad", "grad_fn", "name", "_hooks", "__weakref__")
     # the version counter (shared with views); for a view: the viewed tensor and its grad_fn then
     __slots__ += ("_versions", "_base", "_base_grad_fn", "_view_index")
 
@@ -90,7 +91,7 @@ class Tensor(
                 "use tg.zeros(2, 3), tg.empty(2, 3) or tg.randn(2, 3)"
             )
         self.array = to_array(data, dtype)
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.name = name
         self._hooks = None  # NOTE: a list once a hook is registered (most tensors never get one)
@@ -104,7 +105,7 @@ class Tensor(
         """The fast path the ops use: wrap an array in a new Tensor, no copy, no checks."""
         t = object.__new__(Tensor)
         t.array, t.requires_grad, t.grad_fn = data, requires_grad, grad_fn
-        t.grad = t.name = t._hooks = t._versions = t._base = t._base_grad_fn = t._view_index = None
+        t._grad = t.name = t._hooks = t._versions = t._base = t._base_grad_fn = t._view_index = None
         return t
 
     @property
@@ -119,6 +120,19 @@ class Tensor(
         """`t.data = other`: t now holds other's values (its memory, if other is a Tensor or an
         array), as PyTorch allows; the graph does not see it."""
         self.array = value.array if isinstance(value, Tensor) else to_array(value, None)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient backward accumulated here (None until one arrives). Later backwards
+        add into this same Tensor, so a reference to it stays current, as in PyTorch."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        """`t.grad = g`: g must be None or a Tensor of t's shape and dtype (PyTorch's check)."""
+        if value is not None:
+            engine.check_grad_assignment(self, value)
+        self._grad = value
 
     # --- what it is ----------------------------------------------------------------------------
     @property
@@ -138,7 +152,15 @@ class Tensor(
 
     def size(self, dim=None):
         """The shape as a tuple (a `Size`), or the size of one dimension."""
-        return Size(self.array.shape) if dim is None else self.array.shape[dim]
+        if dim is None:
+            return Size(self.array.shape)
+        n = self.array.ndim
+        if not -n <= dim < n:
+            raise IndexError(
+                f"size: dimension out of range (expected to be in range of [{-n}, {n - 1}], but "
+                f"got {dim}) for a tensor of shape {tuple(self.shape)}"
+            )
+        return self.array.shape[dim]
 
     def numel(self) -> int:
         return self.array.size
@@ -169,7 +191,7 @@ class Tensor(
     # --- conversion ----------------------------------------------------------------------------
     def item(self):
         if self.array.size != 1:
-            raise ValueError(
+            raise ShapeError(  # a RuntimeError, as PyTorch's (and a ValueError)
                 f"item: only a tensor with one element can be converted to a Python "
                 f"number, this one has shape {self.shape}"
             )
@@ -251,7 +273,7 @@ class Tensor(
         self.requires_grad = bool(requires_grad)
         return self
 
-    def backward(self, gradient=None, retain_graph=False, create_graph=False) -> None:
+    def backward(self, gradient=None, retain_graph=False, create_graph=False, inputs=None) -> None:
         """Add d(self)/d(leaf) into `.grad` of every leaf that requires grad.
 
         A tensor with more than one element needs `gradient` (the vector in the
@@ -259,6 +281,16 @@ class Tensor(
         `retain_graph=True`; `create_graph=True` records the backward pass for higher order.
         """
         gradient = self._initial_gradient("backward", gradient)
+        if inputs is not None:  # only these tensors' .grad gets the gradient, as PyTorch
+            inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+            grads = autograd_grad(
+                [self], inputs, [gradient], retain_graph=retain_graph or create_graph,
+                create_graph=create_graph, allow_unused=True,
+            )  # fmt: skip
+            for t, g in zip(inputs, grads):
+                if g is not None:
+                    engine.accumulate_grad(t, g, create_graph)
+            return
         engine.run_backward(
             [self], [gradient], retain_graph=retain_graph or create_graph, create_graph=create_graph
         )
@@ -318,7 +350,7 @@ class Tensor(
             # tensor's dtype, as `_promote` would decide
             self_, other = self, Tensor._make(np.asarray(other, dtype=self.array.dtype))
         else:
-            self_, other = _promote(self, C.as_tensor(other, self))
+            self_, other = _promote(op, self, other)
         a, b = (other, self_) if reverse else (self_, other)
         try:
             return op.apply(a, b)
@@ -333,9 +365,11 @@ class Tensor(
         return self._binary(Add, other, reverse=True)
 
     def __sub__(self, other):
+        dtypes.refuse_bool_subtraction(self.array, other)
         return self._binary(Sub, other)
 
     def __rsub__(self, other):
+        dtypes.refuse_bool_subtraction(self.array, other)
         return self._binary(Sub, other, reverse=True)
 
     def __mul__(self, other):
@@ -376,8 +410,12 @@ class Tensor(
 
     # Comparisons give bool tensors and are never differentiable.
     def _compare(self, ufunc, other) -> Tensor:
-        other = other.array if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(ufunc(self.array, other)))
+        if isinstance(other, Tensor) and other.array.dtype == self.array.dtype:
+            return Tensor._make(np.asarray(ufunc(self.array, other.array)))
+        if not isinstance(other, (Tensor, bool, int, float)):
+            other = C.as_tensor(other, self)
+        a, b = C.as_dtype((self, other), dtypes.result_type(self, other), self)  # as PyTorch
+        return Tensor._make(np.asarray(ufunc(a.array, b.array)))
 
     def __lt__(self, other):
         return self._compare(np.less, other)
@@ -436,21 +474,13 @@ class _HookHandle:
             self._hooks.remove(self._hook)
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
-
-
-def _promote(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
-    """The two operands of a binary op, converted to the dtype PyTorch gives the result.
-
-    NumPy would make int64 with float32 float64, and let a 0-d float64 tensor turn a float32
-    one into float64. PyTorch ranks the kinds bool < integer < floating: the operand of the
-    lower kind takes the other's dtype, whatever its shape (`arange(3) * x` stays float32);
-    of the same kind, a 0-d tensor takes the dtype of one with dimensions. Otherwise NumPy's
-    rule stands (float32 with float64 is float64).
-    """
-    rank_a, rank_b = _KIND_RANK[a.array.dtype.kind], _KIND_RANK[b.array.dtype.kind]
-    if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
-        return a.to(b.dtype), b
-    if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
-        return a, b.to(a.dtype)
-    return a, b
+def _promote(op, a: Tensor, b) -> tuple[Tensor, Tensor]:
+    """The two operands of a binary op, converted to the dtype PyTorch gives the result
+    (`dtypes.result_type`: bool < integer < floating; tensors with dimensions before 0-d
+    tensors before Python numbers). `/` of integers computes in the default float dtype."""
+    dtype = dtypes.result_type(a, b)
+    if op is Div and dtype.kind in "biu":
+        dtype = np.dtype(dtypes.get_default_dtype())
+    return C.as_dtype(
+        (a, b if isinstance(b, (Tensor, bool, int, float)) else C.as_tensor(b, a)), dtype, a
+    )

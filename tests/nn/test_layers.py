@@ -47,7 +47,7 @@ def test_linear_without_bias():
     layer = nn.Linear(3, 2, bias=False)
     assert layer.bias is None and [n for n, _ in layer.named_parameters()] == ["weight"]
     assert repr(layer) == "Linear(in_features=3, out_features=2, bias=False)"
-    np.testing.assert_allclose(layer(t64(np.eye(3))).numpy(), layer.weight.numpy().T, rtol=1e-6)
+    np.testing.assert_allclose(layer(tg.eye(3)).numpy(), layer.weight.numpy().T, rtol=1e-6)
 
 
 def test_linear_check_module():

@@ -391,14 +391,16 @@ def test_instance_norm_running_statistics_equal_numpy(momentum):
     m = nn.InstanceNorm1d(3, momentum=momentum, track_running_stats=True).double()
     mean, var = np.zeros(3), np.ones(3)
     xs = batches((4, 3, 5), 4)
-    for k, x in enumerate(xs, start=1):
+    for x in xs:
         y = m(tg.tensor(x)).numpy()
         np.testing.assert_allclose(y, normalize(x, (2,), 1e-5), rtol=1e-12, atol=1e-12)
-        factor = 1 / k if momentum is None else momentum
+        # PyTorch's InstanceNorm counts no batches: momentum=None leaves the statistics as they are
+        factor = 0.0 if momentum is None else momentum
         mean = (1 - factor) * mean + factor * x.mean(axis=2).mean(axis=0)
         var = (1 - factor) * var + factor * x.var(axis=2, ddof=1).mean(axis=0)
     np.testing.assert_allclose(m.running_mean.numpy(), mean, rtol=1e-12)
     np.testing.assert_allclose(m.running_var.numpy(), var, rtol=1e-12)
+    assert int(m.num_batches_tracked) == 0
     m.eval()
     x = xs[0]
     expected = (x - mean[:, None]) / np.sqrt(var[:, None] + 1e-5)
@@ -617,7 +619,7 @@ def test_weight_norm_trains_g_and_v_with_an_optimizer():
 def test_remove_weight_norm_restores_a_plain_parameter():
     module = nn.utils.weight_norm(TinyLinear(3, 4))
     module.weight_g.data[...] = 2.0
-    module(tg.ones(1, 3))
+    module(tg.ones(1, 3, dtype=tg.float64))
     expected = module.weight.numpy().copy()
     assert nn.utils.remove_weight_norm(module) is module
     assert isinstance(module.weight, nn.Parameter)
@@ -625,7 +627,9 @@ def test_remove_weight_norm_restores_a_plain_parameter():
     assert sorted(module.state_dict()) == ["bias", "weight"]
     assert module._forward_pre_hooks == {}
     module.weight.data[...] = 0.0  # the weight is no longer recomputed from g and v
-    np.testing.assert_array_equal(module(tg.ones(1, 3)).numpy(), module.bias.numpy()[None])
+    np.testing.assert_array_equal(
+        module(tg.ones(1, 3, dtype=tg.float64)).numpy(), module.bias.numpy()[None]
+    )
 
 
 def test_weight_norm_errors():

@@ -345,10 +345,42 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
 
 
+def check_grad_assignment(tensor, value) -> None:
+    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
+    if not isinstance(value, GraphTensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
+        )
+    if value.array.shape != tensor.array.shape:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
+            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
+        )
+    if value.array.dtype != tensor.array.dtype:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
+            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
+        )
+
+
 def accumulate_grad(tensor, grad, create_graph: bool) -> None:
-    """`tensor.grad += grad`. The first gradient is copied (unless recorded): the same gradient
-    Tensor can reach two leaves (`a + b` sends one to both), and each `.grad` must be its own."""
-    if tensor.grad is None:
-        tensor.grad = grad if create_graph else grad._make(grad.array.copy())
+    """`tensor.grad += grad`, as PyTorch's AccumulateGrad does it.
+
+    - the first gradient is copied: the same gradient Tensor can reach two leaves (`a + b`
+      sends one to both), and each `.grad` must be its own array (under `create_graph` the copy
+      is a recorded `clone()`, so the gradient stays differentiable);
+    - later gradients are added into that same Tensor in place, so `g = w.grad` held across a
+      second backward sees the sum, and `g.zero_()` reaches the parameter;
+    - under `create_graph` the sum is a new, differentiable Tensor that replaces `.grad`.
+    """
+    current = tensor.grad
+    if current is None:
+        tensor.grad = grad.clone() if create_graph else grad._make(grad.array.copy())
+    elif create_graph or not current.array.flags.writeable:
+        tensor.grad = _plus(current, grad, create_graph)  # recorded, or beside a read-only .grad
     else:
-        tensor.grad = _plus(tensor.grad, grad, create_graph)
+        # NOTE: in place, into the array `.grad` holds: every reference to it sees the sum
+        current.array += grad.array
+        if current._versions is not None:
+            current._versions[0] += 1

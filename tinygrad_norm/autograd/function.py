@@ -69,6 +69,9 @@ class Function:
         out = tensors[0]._make(output, recording, ctx if recording else None)
         if output.base is not None or _is_one_of(output, tensors):
             join_view(out, tensors)
+            # a built-in view of one tensor: remember how to take it again (ViewReplay)
+            if len(tensors) == 1 and out._base is not None and cls.__module__.startswith(_OPS):
+                out._view_index = view_replay(cls, args, kwargs, tensors[0])
         if recording:
             ctx.record(args, kwargs, tensors, out, returned)
             if is_anomaly_enabled():
@@ -117,11 +120,48 @@ def join_view(out, inputs) -> None:
     for t in inputs:
         # NOTE: a view's base is most often the owner itself: tested before walking to the root
         base = t.array.base
-        if t.array is root or base is root or (base is not None and _root(t.array) is root):
+        if (
+            t.array is root
+            or base is root
+            or (base is not None and _root(t.array) is root)
+            or (root is out.array and np.may_share_memory(root, t.array))  # as_strided's view
+        ):
             out._versions = t._version_counter()
             out._base = t if t._base is None else t._base
             out._base_grad_fn = out._base.grad_fn
             return
+
+
+_OPS = __package__.rsplit(".", 1)[0] + ".ops"  # the built-in ops (their views can be retaken)
+
+
+class ViewReplay:
+    """How a view was taken from the tensor its memory belongs to (its `_base`): calling it on
+    that base takes the view again, joined to the base's graph. A recorded in-place change of
+    the view is written into the base through it (`tensor_methods/inplace.py`), as PyTorch's
+    CopySlices does: `y.diagonal().mul_(3)` then gives PyTorch's gradients."""
+
+    __slots__ = ("fn", "args", "kwargs", "parent")
+
+    def __init__(self, fn, args, kwargs, parent):
+        self.fn, self.args, self.kwargs, self.parent = fn, args, kwargs, parent
+
+    def __call__(self, base):
+        source = base
+        if isinstance(self.parent, tuple):  # the input was base[index]
+            source = base[self.parent]
+        elif self.parent is not None:  # the input was itself a view taken some other way
+            source = self.parent(base)
+        args = tuple(source if isinstance(a, GraphTensor) else a for a in self.args)
+        return self.fn.apply(*args, **self.kwargs)
+
+
+def view_replay(fn, args, kwargs, source):
+    """A `ViewReplay` for a view of `source` made by `fn(*args, **kwargs)`, or None when how
+    `source` itself was taken from its base is unknown."""
+    if source._base is not None and source._view_index is None:
+        return None
+    return ViewReplay(fn, args, kwargs, source._view_index)
 
 
 def _root(array):

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .engine import gradient_key, run_backward
 from .node import GraphTensor
 
 
 def grad(
-    outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    *,
+    materialize_grads=False,
 ):
     """d(outputs)/d(inputs), as a tuple with one gradient per input; no `.grad` is touched.
 
@@ -35,9 +44,17 @@ def grad(
     capture = dict.fromkeys(keys)
     retain = create_graph if retain_graph is None else retain_graph
     run_backward(outputs, seeds, retain_graph=retain, create_graph=create_graph, capture=capture)
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "autograd.grad: materialize_grads=True needs allow_unused to be None or True "
+            "(an unused input then gets zeros)"
+        )
+    allow_unused = bool(allow_unused) or materialize_grads
     grads = []
     for i, (t, key) in enumerate(zip(inputs, keys)):
         g = capture[key]
+        if g is None and materialize_grads:  # zeros for an unused input, as PyTorch's
+            g = t._make(np.zeros_like(t.array))
         if g is None and not allow_unused:
             raise RuntimeError(
                 f"autograd.grad: input {i} (shape {t.shape}) was not used to "

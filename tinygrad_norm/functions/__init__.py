@@ -93,6 +93,7 @@ from .pointwise import (
     copysign,
     cos,
     cosh,
+    diff,
     div,
     divide,
     erf,
@@ -104,6 +105,8 @@ from .pointwise import (
     fix,
     floor,
     floor_divide,
+    fmax,
+    fmin,
     fmod,
     frac,
     hypot,
@@ -131,6 +134,7 @@ from .pointwise import (
     neg,
     negative,
     pow,
+    quantile,
     reciprocal,
     relu,
     remainder,
@@ -150,6 +154,7 @@ from .pointwise import (
     tanh,
     true_divide,
     trunc,
+    unique_consecutive,
     where,
 )
 from .reductions import (

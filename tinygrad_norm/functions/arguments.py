@@ -14,6 +14,18 @@ def _t(x) -> Tensor:
     return as_tensor(x)
 
 
+def _tensor_argument(op: str, x, name: str = "input") -> Tensor:
+    """`x` (a Tensor, NumPy array or list) as a Tensor; a Python number is refused with
+    PyTorch's TypeError: `torch.maximum(x, 0)` and `torch.stack([x, 1.0])` need Tensors."""
+    if isinstance(x, (bool, int, float)):
+        raise TypeError(
+            f"{op}: argument '{name}' must be a Tensor, not the number {x!r} (as PyTorch "
+            f"requires); wrap it, e.g. tg.tensor({x!r}), or use a method that takes a number "
+            "(x.clamp(min=0), x.masked_fill, x + 1)"
+        )
+    return _t(x)
+
+
 def _like(*xs) -> Tensor:
     """The first Tensor among `xs` (or the first of them made a Tensor): numbers beside it take
     its dtype."""

@@ -9,6 +9,7 @@ take `generator=` (a `tg.Generator`; the global generator when omitted).
 import numpy as np
 
 from .. import dtypes
+from ..broadcast import ShapeError
 from ..convert import number_as
 from ..devices import check as check_device
 from ..ops.shape import integer_sizes
@@ -24,7 +25,7 @@ def _shape(op: str, sizes: tuple, size) -> tuple:
         sizes = tuple(sizes[0])
     shape = integer_sizes(op, sizes)
     if any(n < 0 for n in shape):
-        raise ValueError(f"{op}: size {shape} has a negative dimension; sizes must be >= 0")
+        raise ShapeError(f"{op}: size {shape} has a negative dimension; sizes must be >= 0")
     return shape
 
 
@@ -173,6 +174,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         raise RuntimeError(
             f"arange: step must be nonzero, got step={step} (from {start} to {end}); "
             "give a positive step to count up or a negative one to count down"
+        )
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange: upper bound and larger bound inconsistent with step sign: from {start} to "
+            f"{end} with step {step} never arrives; swap the bounds, or give step="
+            f"{-step} to count {'down' if step > 0 else 'up'}"
         )
     values = np.arange(start, end, step)
     if dtype is None:

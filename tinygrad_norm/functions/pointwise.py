@@ -9,9 +9,10 @@ import numpy as np
 
 from ..ops import composite as C
 from ..ops import indexing as I
+from ..ops import numeric_composed as NC
 from ..ops import pointwise_composed as M
 from ..tensor import Tensor
-from .arguments import _like, _t, _t2
+from .arguments import _like, _t, _t2, _tensor_argument
 
 # --- elementwise, one input -----------------------------------------------------------------------
 
@@ -224,17 +225,15 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
 
 
 def maximum(a, b):
-    like = _like(a, b)
-    return C.maximum(C.as_tensor(a, like), C.as_tensor(b, like))
+    return C.maximum(_tensor_argument("maximum", a), _tensor_argument("maximum", b, "other"))
 
 
 def minimum(a, b):
-    like = _like(a, b)
-    return C.minimum(C.as_tensor(a, like), C.as_tensor(b, like))
+    return C.minimum(_tensor_argument("minimum", a), _tensor_argument("minimum", b, "other"))
 
 
 def clamp(x, min=None, max=None):  # noqa: A002
-    return C.clamp(_t(x), min, max)
+    return C.clamp(_tensor_argument("clamp", x), min, max)
 
 
 clip = clamp
@@ -349,15 +348,15 @@ def pow(input, exponent):  # noqa: A001, A002 - PyTorch's names
 
 
 def lerp(input, end, weight):  # noqa: A002
-    return _t2(input, end).lerp(end, weight)
+    return _tensor_argument("lerp", input).lerp(_tensor_argument("lerp", end, "end"), weight)
 
 
-def softmax(x, dim):
-    return _t(x).softmax(dim)
+def softmax(x, dim, dtype=None):
+    return _t(x).softmax(dim, dtype)
 
 
-def log_softmax(x, dim):
-    return _t(x).log_softmax(dim)
+def log_softmax(x, dim, dtype=None):
+    return _t(x).log_softmax(dim, dtype)
 
 
 def masked_fill(x, mask, value):
@@ -387,3 +386,23 @@ def isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> Tensor:
 def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False) -> bool:
     """True when every element of `a` is close to `b` (see `isclose`)."""
     return bool(np.allclose(np.asarray(a), np.asarray(b), rtol, atol, equal_nan))
+
+
+def fmax(input, other):  # noqa: A002 - PyTorch's names
+    return NC.fmax(_tensor_argument("fmax", input), _tensor_argument("fmax", other, "other"))
+
+
+def fmin(input, other):  # noqa: A002
+    return NC.fmin(_tensor_argument("fmin", input), _tensor_argument("fmin", other, "other"))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    return NC.diff(_t(input), n, dim, prepend, append)
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # noqa: A002
+    return NC.quantile(_t(input), q, dim, keepdim, interpolation=interpolation)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    return NC.unique_consecutive(_t(input), return_inverse, return_counts, dim)

@@ -14,8 +14,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     return _t(x).sum(dim, keepdim, dtype=dtype)
 
 
-def mean(x, dim=None, keepdim=False):
-    return _t(x).mean(dim, keepdim)
+def mean(x, dim=None, keepdim=False, *, dtype=None, axis=None):
+    return _t(x).mean(dim, keepdim, dtype=dtype, axis=axis)
 
 
 def var(x, dim=None, unbiased=True, keepdim=False, *, correction=None):

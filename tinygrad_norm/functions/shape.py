@@ -15,17 +15,17 @@ from ..ops import scatter as SC
 from ..ops import shape as S
 from ..ops.einsum import einsum as _einsum
 from ..tensor import Tensor
-from .arguments import _on_tensor, _t
+from .arguments import _on_tensor, _t, _tensor_argument
 
 # --- joining, splitting, reshaping ----------------------------------------------------------------
 
 
 def cat(tensors, dim=0):
-    return S.cat([_t(t) for t in tensors], dim)
+    return S.cat([_tensor_argument("cat", t, "tensors") for t in tensors], dim)
 
 
 def stack(tensors, dim=0):
-    return S.stack([_t(t) for t in tensors], dim)
+    return S.stack([_tensor_argument("stack", t, "tensors") for t in tensors], dim)
 
 
 def reshape(x, *shape):

@@ -224,7 +224,9 @@ class _InstanceNorm(_NormBase):
             self.weight,
             self.bias,
             use_input_stats=self.training or not self.track_running_stats,
-            momentum=self._momentum(),
+            # PyTorch's InstanceNorm never counts num_batches_tracked (it stays 0), and
+            # momentum=None leaves the running statistics where they are
+            momentum=0.0 if self.momentum is None else self.momentum,
             eps=self.eps,
         )
 

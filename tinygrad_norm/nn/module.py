@@ -459,5 +459,6 @@ def _zero_grad(params, set_to_none: bool) -> None:
         if set_to_none:
             param.grad = None
         else:
-            param.grad = param.grad.detach()  # a grad made with create_graph has a graph
-            param.grad.array[...] = 0
+            if param.grad.grad_fn is not None:  # a grad made with create_graph has a graph
+                param.grad = param.grad.detach()
+            param.grad.array[...] = 0  # in place: a reference to .grad sees the zeros

@@ -43,7 +43,7 @@ class Parameter(Tensor):
                 "Parameter(array.astype(np.float32))"
             )
         self.array = array
-        self.grad = None
+        self._grad = None
         self.grad_fn = None
         self.name = None
         self._hooks = None  # a list once a hook is registered (as Tensor's)

@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
-from ..dtypes import get_default_dtype
+from ..dtypes import DtypeError, get_default_dtype, require_same_dtype, result_type
 from .elementwise import Maximum, Minimum, Where
 from .linalg import MatMul
 from .movement import GetItem
@@ -40,6 +40,32 @@ def as_tensor(x, like):
             # PyTorch's u - 1; 300 is an error naming the range (PyTorch's result is undefined)
             return like._make(number_as("a number beside a tensor", x, dtype))
     return like._make(to_array(x, None))
+
+
+def promote(*values) -> tuple:
+    """`values` (Tensors, arrays, Python numbers; at least one Tensor) as Tensors of the one
+    dtype PyTorch gives their result (`dtypes.result_type`): what every op with several
+    inputs does first (binary operators, where, clamp, cat, stack, lerp, maximum, ...)."""
+    like = next(v for v in values if isinstance(v, GraphTensor))
+    values = tuple(
+        v if isinstance(v, (GraphTensor, bool, int, float)) else like._make(to_array(v, None))
+        for v in values
+    )
+    return as_dtype(values, result_type(*values), like)
+
+
+def as_dtype(values, dtype: np.dtype, like) -> tuple:
+    """Each of `values` (Tensors or Python numbers) as a Tensor of `dtype`."""
+    out = []
+    for v in values:
+        if isinstance(v, GraphTensor):
+            out.append(v if v.array.dtype == dtype else v.to(dtype))
+        else:
+            try:
+                out.append(like._make(np.asarray(v, dtype=dtype)))
+            except OverflowError:  # -1 beside uint8 is 255, as PyTorch; 300 is an error
+                out.append(like._make(number_as("a number beside a tensor", v, dtype)))
+    return tuple(out)
 
 
 def scalar_dtype(x, dtype: np.dtype) -> np.dtype:
@@ -315,8 +341,7 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
     # a copy: kept for backward, while the tensor it came from may change in place later
     condition = np.array(condition.array if isinstance(condition, GraphTensor) else condition)
     _require_bool("where", "condition", condition, "True takes input, False takes other")
-    like = input if isinstance(input, GraphTensor) else other
-    a, b = as_tensor(input, like), as_tensor(other, like)
+    a, b = promote(input, other)
     names = ("condition", "input", "other")
     broadcast_shape("where", condition.shape, a.shape, b.shape, names=names)
     return Where.apply(condition, a, b)
@@ -325,7 +350,7 @@ def where(condition, input, other):  # noqa: A002 - PyTorch's name
 def _require_bool(op: str, name: str, array: np.ndarray, meaning: str) -> None:
     """PyTorch's rule: a condition or mask is bool; a float or int one is not guessed at."""
     if array.dtype != np.bool_:
-        raise TypeError(
+        raise DtypeError(
             f"{op}: {name} must be a bool tensor ({meaning}), got {array.dtype}; build it "
             "with a comparison such as x > 0 or m == 0, or convert it with .bool()"
         )
@@ -371,21 +396,11 @@ def minimum(a, b):
     return Minimum.apply(*promote_pair(a, b))
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
-
-
 def promote_pair(a, b):
-    """Both sides in the dtype PyTorch gives the result: the side of the lower kind (bool <
-    integer < floating) takes the other's dtype; of one kind, a 0-d side takes the other's."""
+    """Both sides in the dtype PyTorch gives the result (`promote`)."""
     if a.dtype == b.dtype:
         return a, b
-    rank_a, rank_b = _KIND_RANK[a.dtype.kind], _KIND_RANK[b.dtype.kind]
-    if rank_a < rank_b or (rank_a == rank_b and a.ndim == 0 and b.ndim > 0):
-        return a.to(b.dtype), b
-    if rank_b < rank_a or (rank_a == rank_b and b.ndim == 0 and a.ndim > 0):
-        return a, b.to(a.dtype)
-    dtype = np.result_type(a.array.dtype, b.array.dtype)
-    return a.to(dtype), b.to(dtype)
+    return promote(a, b)
 
 
 def _pair(a, b):
@@ -397,10 +412,14 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
     """Limit x to [min, max]; the gradient passes where x is inside (boundaries included)."""
     if min is None and max is None:
         raise ValueError("clamp: give at least one of min and max")
-    if min is not None:
-        x = where(x.array < (min.array if hasattr(min, "array") else min), min, x)
-    if max is not None:
-        x = where(x.array > (max.array if hasattr(max, "array") else max), max, x)
+    bounds = [b for b in (min, max) if b is not None]
+    x, *bounds = promote(x, *bounds)  # int64 clamped to float bounds is float32, as PyTorch
+    low = bounds.pop(0) if min is not None else None
+    high = bounds.pop(0) if max is not None else None
+    if low is not None:
+        x = where(x.array < low.array, low, x)
+    if high is not None:
+        x = where(x.array > high.array, high, x)
     return x
 
 
@@ -431,6 +450,7 @@ def _require_matrix(op: str, x) -> None:
 def matmul(a, b):
     """Matrix product with NumPy's rules: (n,k)@(k,m), batches broadcast, vectors promoted."""
     a, b = _pair(a, b)
+    require_same_dtype("matmul", a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "

@@ -44,7 +44,8 @@ class Permute(Function):
 
 
 class Expand(Function):
-    """out = a broadcast to `shape` (a read-only view, no copy).
+    """out = a broadcast to `shape` (a view, no copy; as in PyTorch, a write into places of
+    it that are one memory location each, e.g. `e[0] = ...`, reaches `a`).
 
     Its gradient is grad_out itself: the engine sums it back over the broadcast axes, in the
     one place where broadcasting is undone (`sum_to_shape`).
@@ -54,7 +55,10 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, shape):
-        return np.broadcast_to(a, shape)
+        view = np.broadcast_to(a, shape)  # read-only: made writable like `a` (same strides)
+        return np.lib.stride_tricks.as_strided(
+            a, view.shape, view.strides, writeable=a.flags.writeable
+        )
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -77,7 +81,10 @@ class GetItem(Function):
 
     @staticmethod
     def forward(ctx, a, index):
-        return a[index]
+        out = a[index]
+        # x[1, 2] is a NumPy scalar (a copy); x[1, 2, ...] the same element as a 0-d view,
+        # which PyTorch's x[1, 2] is
+        return out if isinstance(out, np.ndarray) else a[index + (Ellipsis,)]
 
     @staticmethod
     def backward(ctx, grad_output):
@@ -180,3 +187,62 @@ class IndexPut(Function):
             picked = GetItem.apply(grad_output, index=ints) if ints else grad_output
             grad_v = GetItem.apply(picked, index=rest)
         return grad_a, grad_v
+
+
+class Diagonal(Function):
+    """out = the diagonal a[..., i, i + offset] of the planes (dim1, dim2), as a new last axis:
+    a VIEW of a (as PyTorch's), so writing into it writes the diagonal of a.
+
+    Its gradient puts grad_out back on that diagonal of zeros.
+    """
+
+    formula = "grad_a = zeros like a, with grad_out on the diagonal"
+
+    @staticmethod
+    def forward(ctx, a, offset, dim1, dim2):
+        moved = np.moveaxis(a, (dim1, dim2), (-2, -1))  # (..., rows, cols), a view
+        corner = moved[..., max(-offset, 0) :, max(offset, 0) :]
+        length = max(0, min(corner.shape[-2], corner.shape[-1]))
+        step = corner.strides[-2] + corner.strides[-1]  # one row down and one column right
+        shape, strides = moved.shape[:-2] + (length,), moved.strides[:-2] + (step,)
+        return np.lib.stride_tricks.as_strided(corner, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (g,) = operands(grad_output)
+        offset, dim1, dim2 = ctx.offset, ctx.dim1, ctx.dim2
+        order = [d for d in range(len(ctx.input_shape)) if d not in (dim1, dim2)] + [dim1, dim2]
+        moved_shape = tuple(ctx.input_shape[d] for d in order)
+        i = np.arange(g.shape[-1])
+        index = (Ellipsis, i + max(-offset, 0), i + max(offset, 0))
+        moved = scatter_add(g, index, moved_shape)
+        inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+        return permute(moved, inverse)
+
+
+class Unfold(Function):
+    """out = the windows of `size` elements, `step` apart, along axis `dim` (Tensor.unfold):
+    axis `dim` becomes the window count and a new last axis of `size` holds each window. A
+    VIEW of a, as PyTorch's; overlapping windows read an element twice, so gradients add up.
+    """
+
+    formula = "grad_a = each window's grad_out added back where the window was read"
+
+    @staticmethod
+    def forward(ctx, a, dim, size, step):
+        windows = (a.shape[dim] - size) // step + 1
+        shape = a.shape[:dim] + (windows,) + a.shape[dim + 1 :] + (size,)
+        strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1 :]
+        strides += (a.strides[dim],)
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (g,) = operands(grad_output)
+        dim, size, step = ctx.dim, ctx.size, ctx.step
+        ndim = len(ctx.input_shape)
+        order = tuple(range(dim + 1)) + (ndim,) + tuple(range(dim + 1, ndim))
+        g = permute(g, order)  # (..., windows, size, ...): the window axis beside its start
+        starts = np.arange(g.shape[dim]) * step
+        index = (slice(None),) * dim + (starts[:, None] + np.arange(size),)
+        return scatter_add(g, index, ctx.input_shape)

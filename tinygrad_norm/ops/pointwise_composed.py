@@ -37,6 +37,21 @@ def pair(op: str, a, b):
     return promote_pair(a, b)
 
 
+def refuse_integer_zero(op: str, a, b) -> None:
+    """PyTorch raises for an integer // or % by zero (there is no integer infinity or NaN);
+    NumPy would return 0 with a warning, a silent wrong number."""
+    if a.array.dtype == np.bool_:
+        raise NotImplementedError(
+            f"{op}: not implemented for bool tensors (as in PyTorch); convert first, e.g. x.long()"
+        )
+    if a.array.dtype.kind in "biu" and not b.array.all():
+        raise RuntimeError(
+            f"{op}: ZeroDivisionError: an integer tensor divided by zero (the divisor of shape "
+            f"{tuple(b.shape)} holds a 0); integers have no infinity: convert to float first "
+            "(x.float()), or mask the zeros out"
+        )
+
+
 def _some_tensor(a, b):
     return a if isinstance(a, GraphTensor) else b
 
@@ -68,6 +83,7 @@ def div(input, other, *, rounding_mode=None):  # noqa: A002
             f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}"
         )
     a, b = pair("div", input, other)
+    refuse_integer_zero(f"div(rounding_mode={rounding_mode!r})", a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         return RoundedDiv.apply(a, b, rounding_mode)
 
@@ -80,12 +96,14 @@ def floor_divide(input, other):  # noqa: A002
 def fmod(input, other):  # noqa: A002
     """input - other * trunc(input / other): the remainder with the sign of input (C's fmod)."""
     a, b = pair("fmod", input, other)
+    refuse_integer_zero("fmod", a, b)
     return Fmod.apply(a, b)
 
 
 def remainder(input, other):  # noqa: A002
     """input - other * floor(input / other): the remainder with the sign of other (Python's %)."""
     a, b = pair("remainder", input, other)
+    refuse_integer_zero("remainder (%)", a, b)
     return Remainder.apply(a, b)
 
 
@@ -135,6 +153,14 @@ def lerp(input, end, weight):  # noqa: A002
         if isinstance(v, GraphTensor):
             fix = "tg.lerp(input.float(), end.float(), weight)"
             require_floating("lerp", v, NotImplementedError, fix, name)
+    tensors = [v for v in (input, end, weight) if isinstance(v, GraphTensor)]
+    for v in tensors[1:]:
+        if v.array.dtype != tensors[0].array.dtype:
+            raise RuntimeError(
+                f"lerp: expected one dtype for input, end and a weight tensor, got "
+                f"{[str(t.dtype) for t in tensors]} (PyTorch does not promote here); convert "
+                "them first, e.g. end.to(input.dtype)"
+            )
     start, end = pair("lerp", input, end)
     diff = end - start
     if not isinstance(weight, GraphTensor):

@@ -2,9 +2,10 @@
 diag, diagonal, diag_embed, meshgrid, broadcast_to, view_as. Composed from the movement
 primitives; autograd derives every gradient (`shape.py` holds reshape, permute, cat, ...).
 
-`flip`, `roll`, `repeat_interleave`, `unfold`, `diagonal` read elements with one GetItem (basic
-slices or an index array), so their gradient sends each element's gradient back to where it
-was read (and adds up where one element was read twice). `diag_embed` writes with ScatterAdd
+`flip` (then copied, as PyTorch's), `roll`, `repeat_interleave` read elements with one GetItem
+(basic slices or an index array), so their gradient sends each element's gradient back to where
+it was read (and adds up where one element was read twice); `unfold` and `diagonal` are views
+(the Unfold and Diagonal primitives), as PyTorch's. `diag_embed` writes with ScatterAdd
 into zeros. `movedim`, `rot90` and `unflatten` are Permute and Reshape.
 """
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from ..broadcast import broadcast_shape
 from .indexing import constant, index_array, one_dim
-from .movement import GetItem, ScatterAdd
+from .movement import Clone, Diagonal, GetItem, ScatterAdd, Unfold
 from .shape import integer_sizes
 
 
@@ -34,10 +35,11 @@ def flip(input, dims):  # noqa: A002 - PyTorch's names
     x = input
     axes = _dims("flip", dims, x.ndim)
     if x.ndim == 0:
-        return x
-    return GetItem.apply(
+        return Clone.apply(x)
+    reversed_view = GetItem.apply(
         x, index=tuple(slice(None, None, -1 if d in axes else 1) for d in range(x.ndim))
     )
+    return Clone.apply(reversed_view)  # a copy, as PyTorch's (which has no negative strides)
 
 
 def fliplr(input):  # noqa: A002
@@ -102,7 +104,7 @@ def rot90(input, k=1, dims=(0, 1)):  # noqa: A002
         return flip(x, (d0, d1))
     if k == 3:
         return flip(x, d0).transpose(d0, d1)
-    return x
+    return Clone.apply(x)  # a copy, as PyTorch's
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
@@ -146,11 +148,8 @@ def unfold(input, dimension, size, step):  # noqa: A002
         raise RuntimeError(f"unfold: size {size} is larger than dimension {d} of size {n}")
     if step <= 0:
         raise RuntimeError(f"unfold: step must be positive, got {step}")
-    starts = np.arange(0, n - size + 1, step)  # (windows,)
-    windows = starts[:, None] + np.arange(size)  # (windows, size)
-    out = GetItem.apply(x1, index=(slice(None),) * d + (windows,))  # (..., windows, size, ...)
-    out = movedim(out, d + 1, -1)
-    return out.reshape(windows.shape[1:]) if x.ndim == 0 else out
+    out = Unfold.apply(x1, dim=d, size=int(size), step=int(step))  # a view, as PyTorch's
+    return out.reshape((size,)) if x.ndim == 0 else out
 
 
 def unflatten(input, dim, sizes):  # noqa: A002
@@ -210,11 +209,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
     d1, d2 = one_dim("diagonal", dim1, x.ndim), one_dim("diagonal", dim2, x.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 must differ, got {dim1} and {dim2}")
-    x = movedim(x, (d1, d2), (-2, -1))  # (..., rows, cols)
-    rows, cols = x.shape[-2:]
-    length = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
-    i = np.arange(length)
-    return GetItem.apply(x, index=(Ellipsis, i - min(offset, 0), i + max(offset, 0)))  # (..., n)
+    return Diagonal.apply(x, offset=int(offset), dim1=d1, dim2=d2)  # a view, as PyTorch's
 
 
 def trace(input):  # noqa: A002
@@ -254,7 +249,7 @@ def diag(input, diagonal=0):  # noqa: A002
     if x.ndim == 1:
         return diag_embed(x, diagonal)
     if x.ndim == 2:
-        return _diagonal(x, diagonal)
+        return Clone.apply(_diagonal(x, diagonal))  # a copy, as PyTorch's diag (diagonal: a view)
     raise RuntimeError(f"diag: supports 1-D or 2-D tensors, got shape {x.shape}")
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.node import GraphTensor
 from .composite import ValuesIndices
+from .movement import GetItem
 from .pointwise_composed import logaddexp, to_float
 from .shape import cat
 from .sort import axis_of, constant, take_along
@@ -45,7 +47,13 @@ class Cumsum(Function):
     def backward(ctx, grad_output):
         dim = ctx.dim
         backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
-        return Cumsum.apply(grad_output[backwards], dim)[backwards], None
+        return _reverse(Cumsum.apply(_reverse(grad_output, backwards), dim), backwards), None
+
+
+def _reverse(g, backwards: tuple):
+    """g[backwards] (a negative step, which Tensor indexing refuses as PyTorch does): a view of
+    an array, or a recorded GetItem of a Tensor."""
+    return GetItem.apply(g, index=backwards) if isinstance(g, GraphTensor) else g[backwards]
 
 
 def _prepare(op: str, input, dim, dtype):  # noqa: A002

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from ..broadcast import ShapeError, broadcasts_to
-from .composite import _require_int_dim, as_tensor, normalize_dims
+from .composite import _require_int_dim, as_tensor, normalize_dims, promote
 from .movement import Cat, Expand, Permute, Reshape
 
 
@@ -53,6 +53,11 @@ def integer_sizes(op: str, sizes) -> tuple:
     """`sizes` as Python ints. A float such as 2.5 (or 6 / 2) is an error, never truncated."""
     out = []
     for s in sizes:
+        if isinstance(s, (bool, np.bool_)):  # True is an int to Python, not a size to PyTorch
+            raise TypeError(
+                f"{op}: expected integer sizes, got the bool {s!r} in {tuple(sizes)}; give a "
+                "size such as 2 (for a tensor holding True, use tg.tensor(True))"
+            )
         try:
             out.append(operator.index(s))
         except TypeError:
@@ -148,7 +153,9 @@ def repeat(x, *sizes):
     interleaved = tuple(v for n in shape for v in (1, n))  # (1, n0, 1, n1, ...)
     expanded = tuple(v for r, n in zip(sizes, shape) for v in (r, n))  # (r0, n0, r1, n1, ...)
     out = x.reshape(interleaved).expand(expanded)
-    return out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+    out = out.reshape(tuple(r * n for r, n in zip(sizes, shape)))
+    # always a copy of its own, as PyTorch's: a reshape may still be a view (repeat(1, 1))
+    return out.clone() if np.may_share_memory(out.array, x.array) else out
 
 
 def cat(tensors, dim=0):
@@ -156,6 +163,8 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ShapeError("cat: expected a non-empty list of tensors")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
+    if any(t.array.dtype != tensors[0].array.dtype for t in tensors):
+        tensors = promote(*tensors)  # int64 with float32 is float32, as PyTorch
     _require_axis("cat", tensors[0], "use stack to join 0-d tensors into a vector")
     (axis,) = normalize_dims("cat", dim, tensors[0].ndim)
     first = tensors[0].shape

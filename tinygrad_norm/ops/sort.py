@@ -156,7 +156,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     the distinct slices along that dim."""
     x = input
     axis = None if dim is None else normalize_dims("unique", dim, x.ndim)[0]
-    values, inverse, counts = np.unique(x.array, return_inverse=True, return_counts=True, axis=axis)
+    values, inverse, counts = np.unique(  # NaNs kept apart: NaN != NaN, as PyTorch
+        x.array, return_inverse=True, return_counts=True, axis=axis, equal_nan=False
+    )
     inverse = inverse.reshape(x.shape if axis is None else (x.shape[axis],))
     out = [constant(values, x)]
     if return_inverse:

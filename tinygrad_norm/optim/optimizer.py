@@ -108,8 +108,9 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad = p.grad.detach()
-                    param_array(p.grad)[...] = 0
+                    if p.grad.grad_fn is not None:  # a grad made with create_graph
+                        p.grad = p.grad.detach()
+                    param_array(p.grad)[...] = 0  # in place, as PyTorch
 
     def step(self, closure=None):
         """Update every parameter that has a gradient. `closure`, if given, recomputes the

@@ -64,7 +64,8 @@ class ConversionMethods:
         return False
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return True
+        """Are the elements in row-major order in memory (a transpose or a step is not)?"""
+        return bool(self.array.flags.c_contiguous)
 
     # --- what it is ----------------------------------------------------------------------------
     def nelement(self) -> int:

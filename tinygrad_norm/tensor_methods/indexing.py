@@ -20,11 +20,27 @@ def normalize_index(index) -> tuple:
     for i in index:
         if isinstance(i, GraphTensor):
             # a copy: the index is kept for backward, and the tensor may change in place later
-            i = i.array.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.array.copy()
+            # (a uint8 tensor is a mask, as in PyTorch, which once had no bool dtype)
+            if i.array.dtype == np.uint8:
+                i = i.array.astype(bool)
+            else:
+                i = i.array.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.array.copy()
         elif isinstance(i, list):
             i = np.asarray(i)
+        elif isinstance(i, slice) and i.step is not None and i.step <= 0:
+            _refuse_step(i)
         out.append(i)
     return tuple(out)
+
+
+def _refuse_step(i: slice) -> None:
+    """PyTorch refuses a slice step below 1 (NumPy would reverse): say what to use instead."""
+    if i.step < 0:
+        raise ValueError(
+            f"index: step must be greater than zero (PyTorch has no negative steps), got "
+            f"{i.step} in {_describe_entry(i)}; to reverse, use x.flip(dim)"
+        )
+    raise ValueError(f"index: slice step cannot be zero, got {_describe_entry(i)}")
 
 
 def ints_first(index: tuple) -> tuple[tuple, tuple]:

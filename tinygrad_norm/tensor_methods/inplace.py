@@ -15,8 +15,9 @@ What happens depends on the tensor:
 - a tensor inside the graph (or changed with a value that requires grad): the change is
   recorded. The tensor's old value, kept at its place in the graph, goes through the
   out-of-place op, and the tensor's `grad_fn` becomes that op's node, as in PyTorch;
-- a view of a tensor that requires grad, with grad mode on: a clear error (PyTorch would
-  rewrite the base's history; here, change a `clone()` instead).
+- a view (`x[i]`, `x.T`, `x.diagonal()`, ...) of a tensor in the graph: the change is written
+  into the base as a recorded index-put, and the view is taken again from the new base, as
+  PyTorch's CopySlices; an expanded view (one memory location for many elements) is refused.
 
 >>> import tinygrad_norm as tg
 >>> w = tg.tensor([1.0, 2.0], requires_grad=True)
@@ -35,12 +36,13 @@ import numpy as np
 from ..autograd.function import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import GraphTensor
+from ..broadcast import ShapeError, broadcasts_to
 from ..convert import number_as
 from ..ops import composite as C
 from ..ops.elementwise import Where
-from ..ops.movement import IndexPut
+from ..ops.movement import IndexPut, has_array_index
 from ..random import resolve, transforms
-from .indexing import ints_first, normalize_index
+from .indexing import describe_index, ints_first, normalize_index
 from .math import _refuse_integer_division
 
 
@@ -125,6 +127,12 @@ class InPlaceMethods:
     def copy_(self, src):
         """Copy `src` (broadcast to this shape, cast to this dtype) into this tensor."""
         src = C.as_tensor(src, self)
+        if not broadcasts_to(src.array.shape, self.array.shape):
+            raise ShapeError(
+                f"copy_: the source of shape {tuple(src.shape)} cannot be copied into this tensor "
+                f"of shape {tuple(self.shape)}: it must have that shape or broadcast to it; "
+                "reshape the source, or copy into a slice of matching shape"
+            )
         return self._change_in_place("copy_", lambda t: _replace(t, src.to(t.dtype)), src)
 
     def fill_(self, value):
@@ -194,17 +202,33 @@ class InPlaceMethods:
             value = np.asarray(value, dtype=self.dtype)
 
         is_tensor = isinstance(value, GraphTensor)
-        if not is_grad_enabled() or not (self.requires_grad or is_tensor and value.requires_grad):
-            # NOTE: nothing to record: write the places themselves, not a copy of the whole
-            # tensor (x[i] = row costs the row, not the tensor).
-            (self.array[ints] if ints else self.array)[rest] = value.array if is_tensor else value
-            self._bump_version()
-            return
+        try:
+            if not is_grad_enabled() or not (
+                self.requires_grad or is_tensor and value.requires_grad
+            ):
+                # NOTE: nothing to record: write the places themselves, not a copy of the whole
+                # tensor (x[i] = row costs the row, not the tensor).
+                target = self.array[ints] if ints else self.array
+                refuse_overlap(
+                    "x[index] = value", target if has_array_index(rest) else target[rest]
+                )
+                target[rest] = value.array if is_tensor else value
+                self._bump_version()
+                return
 
-        def put(t):
-            return IndexPut.apply(t, value, ints=ints, rest=rest)
+            def put(t):
+                return IndexPut.apply(t, value, ints=ints, rest=rest)
 
-        self._change_in_place("setitem", put, value)
+            self._change_in_place("setitem", put, value)
+        except ValueError as error:  # NumPy's words: say which write, and the shapes
+            places = np.empty(self.array.shape, dtype=bool)[(ints or ()) + rest].shape
+            raise ShapeError(
+                f"x[index] = value: cannot write a value of shape {tuple(np.shape(value))} into "
+                f"the places {describe_index((ints or ()) + rest)} select in a tensor of shape "
+                f"{tuple(self.shape)} (they form shape {places}; a mask selects as many places "
+                f"as it has True entries); give a value of that shape or one that broadcasts "
+                f"to it ({error})"
+            ) from None
 
     # --- in place: out-of-place op, written back -------------------------------------------
     exp_ = _in_place("exp_", lambda t: t.exp())
@@ -242,21 +266,103 @@ class InPlaceMethods:
             "addcdiv_", lambda t: t + value * (tensor1 / tensor2), tensor1, tensor2
         )
 
+    # --- in place, changing the shape (the tensor takes the view's shape and history) ---------
+    def _become(self, out):
+        self.array = out.array
+        if out.grad_fn is not None:
+            self.grad_fn, self.requires_grad = out.grad_fn, out.requires_grad
+        return self
+
+    def squeeze_(self, dim=None):
+        return self._become(self.squeeze() if dim is None else self.squeeze(dim))
+
+    def unsqueeze_(self, dim):
+        return self._become(self.unsqueeze(dim))
+
+    def t_(self):
+        return self._become(self.t())
+
+    def transpose_(self, dim0, dim1):
+        return self._become(self.transpose(dim0, dim1))
+
+    def detach_(self):
+        """Cut this tensor from the graph, in place: it becomes a leaf that needs no grad."""
+        self.grad_fn, self.requires_grad = None, False
+        return self
+
+    def index_fill_(self, dim, index, value):
+        """self[..., index, ...] = value along `dim` (index: a 1-D integer tensor)."""
+        places = _along(self, "index_fill_", dim, index)
+        if isinstance(value, (bool, int, float)):
+            value = self._make(number_as("index_fill_", value, self.array.dtype))
+        return self._change_in_place(
+            "index_fill_",
+            lambda t: IndexPut.apply(t, value.to(t.dtype), ints=(), rest=places),
+            value,
+        )
+
+    def index_copy_(self, dim, index, source):
+        """self[..., index[i], ...] = source[..., i, ...] along `dim`."""
+        places = _along(self, "index_copy_", dim, index)
+        return self._change_in_place(
+            "index_copy_",
+            lambda t: IndexPut.apply(t, source.to(t.dtype), ints=(), rest=places),
+            source,
+        )
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fill the main diagonal (all dims equal for ndim > 2; a tall matrix without wrap)."""
+        if self.ndim < 2 or (self.ndim > 2 and len(set(self.shape)) != 1):
+            raise RuntimeError(
+                f"fill_diagonal_: needs a matrix, or all dimensions of equal length, got "
+                f"{tuple(self.shape)}"
+            )
+        if wrap:
+            raise NotImplementedError("fill_diagonal_: wrap=True is not implemented yet")
+        i = np.arange(min(self.shape))
+        value = self._make(number_as("fill_diagonal_", fill_value, self.array.dtype))
+        return self._change_in_place(
+            "fill_diagonal_", lambda t: IndexPut.apply(t, value, ints=(), rest=(i,) * t.ndim)
+        )
+
     def lerp_(self, end, weight):
         """self += weight * (end - self) (an exponential moving average: `m.lerp_(g, 1 - b1)`)."""
         return self._change_in_place("lerp_", lambda t: t.lerp(end, weight), end, weight)
 
 
+def _along(t, op: str, dim: int, index) -> tuple:
+    """The index that selects the entries `index` (1-D integers) along `dim` of t."""
+    d = dim + t.ndim if dim < 0 else dim
+    if not 0 <= d < max(t.ndim, 1):
+        raise IndexError(f"{op}: dim {dim} is out of range for a tensor of shape {t.shape}")
+    places = np.asarray(getattr(index, "array", index))
+    if places.dtype.kind not in "iu" or places.ndim > 1:
+        raise IndexError(f"{op}: index must be a 1-D integer tensor, got {places.dtype}")
+    return (slice(None),) * d + (places.reshape(-1),)
+
+
 def _change_a_slice(view, compute):
-    """A recorded in-place change of `view = base[index]` (basic indexing): the new values are
-    written into the base, recorded there as an index-put (what PyTorch's CopySlices does), and
-    the view becomes `base[index]` of the changed base. So `x[i] += v` and `row = h[0];
-    row.mul_(2)` give PyTorch's gradients for both `x` (or `h`) and the view."""
+    """A recorded in-place change of a view (`base[index]`, `base.diagonal()`, a transpose, ...):
+    the new values are written into the base, recorded there as an index-put (what PyTorch's
+    CopySlices does), and the view is taken again from the changed base. So `x[i] += v`,
+    `row = h[0]; row.mul_(2)` and `y.diagonal().mul_(3)` give PyTorch's gradients for the base
+    and the view."""
     base, index = view._base, view._view_index
     refuse_stale_view(view, "in-place change")
     old = view._make(view.array.copy(), view.requires_grad, view.grad_fn)
-    base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
-    fresh = base[index]
+    if isinstance(index, tuple):
+        base[index] = compute(old)  # Tensor.__setitem__: refuses a leaf that requires grad
+        fresh = base[index]
+    else:  # taken by a ViewReplay: write at the places of the base the view reads
+        with no_grad():
+            places = index(view._make(np.arange(base.array.size).reshape(base.array.shape)))
+        if np.unique(places.array).size != places.array.size:
+            raise RuntimeError(
+                "in-place change: more than one element of this view refers to a single memory "
+                "location (an expanded tensor); clone() it before changing it in place"
+            )
+        base[np.unravel_index(places.array, base.array.shape)] = compute(old)
+        fresh = index(base)
     view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
     view._base_grad_fn = base.grad_fn
     return view
@@ -286,8 +392,20 @@ def _refuse_leaf_or_view(t, op: str) -> None:
         )
 
 
+def refuse_overlap(op: str, array: np.ndarray) -> None:
+    """PyTorch refuses to write into a tensor where several elements share one memory
+    location (an expand()ed tensor): which of the values would be kept?"""
+    if any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape)):
+        raise RuntimeError(
+            f"{op}: unsupported operation: more than one element of the written-to tensor "
+            f"refers to a single memory location (an expand()ed tensor of shape {array.shape}); "
+            "write into a clone() instead"
+        )
+
+
 def _write(t, op: str, values: np.ndarray) -> None:
     """Write `values` into t's own array and bump t's version."""
+    refuse_overlap(op, t.array)
     if values.shape != t.array.shape:
         raise RuntimeError(
             f"{op}: the result has shape {values.shape}, which does not match this tensor's "

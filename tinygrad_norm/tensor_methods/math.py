@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import composite as C
+from ..ops import numeric_composed as NC
 from ..ops import pointwise_composed as M
 from ..ops import reduce_composed as R
 from ..ops import scan as SCAN
@@ -151,6 +152,8 @@ class MathMethods:
     # --- sorting -------------------------------------------------------------------------------
     sort, argsort, msort = O.sort, O.argsort, O.msort
     topk, unique = O.topk, O.unique
+    fmax, fmin, diff = NC.fmax, NC.fmin, NC.diff
+    quantile, unique_consecutive = NC.quantile, NC.unique_consecutive
 
     # --- elementwise: exp, log, clamp, pow, matmul, ... ----------------------------------------
     exp, log, sqrt = method_of(Exp), method_of(Log), method_of(Sqrt)

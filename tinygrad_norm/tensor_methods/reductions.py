@@ -15,39 +15,51 @@ from ..ops.fused.softmax import softmax as fused_softmax
 class ReductionMethods:
     __slots__ = ()
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):
-        return C.sum(self, dim, _keep(keepdim, keepdims), dtype=dtype)
+    def sum(self, dim=None, keepdim=False, *, dtype=None, keepdims=None, axis=None):
+        return C.sum(self, _dim(dim, axis), _keep(keepdim, keepdims), dtype=dtype)
 
-    def mean(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.mean(self, dim, _keep(keepdim, keepdims))
+    def mean(self, dim=None, keepdim=False, *, dtype=None, keepdims=None, axis=None):
+        x = self if dtype is None else self.to(dtype)  # PyTorch casts first, then averages
+        return C.mean(x, _dim(dim, axis), _keep(keepdim, keepdims))
 
-    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
-        return C.var(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+    def var(
+        self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None, axis=None
+    ):
+        dim, keepdim = _dim(dim, axis), _keep(keepdim, keepdims)
+        return C.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None):
-        return C.std(self, dim, unbiased, _keep(keepdim, keepdims), correction=correction)
+    def std(
+        self, dim=None, unbiased=True, keepdim=False, *, correction=None, keepdims=None, axis=None
+    ):
+        dim, keepdim = _dim(dim, axis), _keep(keepdim, keepdims)
+        return C.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def max(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.max(self, dim, _keep(keepdim, keepdims))
+    def max(self, dim=None, keepdim=False, *, keepdims=None, axis=None):
+        return C.max(self, _dim(dim, axis), _keep(keepdim, keepdims))
 
-    def min(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.min(self, dim, _keep(keepdim, keepdims))
+    def min(self, dim=None, keepdim=False, *, keepdims=None, axis=None):
+        return C.min(self, _dim(dim, axis), _keep(keepdim, keepdims))
 
-    def amax(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.amax(self, dim, _keep(keepdim, keepdims))
+    def amax(self, dim=None, keepdim=False, *, keepdims=None, axis=None):
+        return C.amax(self, _dim(dim, axis), _keep(keepdim, keepdims))
 
-    def amin(self, dim=None, keepdim=False, *, keepdims=None):
-        return C.amin(self, dim, _keep(keepdim, keepdims))
+    def amin(self, dim=None, keepdim=False, *, keepdims=None, axis=None):
+        return C.amin(self, _dim(dim, axis), _keep(keepdim, keepdims))
 
     argmax = C.argmax
     argmin = C.argmin
     norm = C.norm
 
-    def softmax(self, dim):
-        return fused_softmax(self, dim)
+    def softmax(self, dim, dtype=None):
+        return fused_softmax(self if dtype is None else self.to(dtype), dim)
 
-    def log_softmax(self, dim):
-        return fused_log_softmax(self, dim)
+    def log_softmax(self, dim, dtype=None):
+        return fused_log_softmax(self if dtype is None else self.to(dtype), dim)
+
+
+def _dim(dim, axis):
+    """`axis=` is PyTorch's (NumPy-style) alias of `dim=`."""
+    return dim if axis is None else axis
 
 
 def _keep(keepdim, keepdims) -> bool:

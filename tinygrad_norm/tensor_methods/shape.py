@@ -10,6 +10,8 @@ kron, ...), each op with its gradient derived from the primitives.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ops import indexing as I
 from ..ops import products as P
 from ..ops import rearrange as S
@@ -100,7 +102,36 @@ class ShapeMethods:
     def reshape(self, *shape):
         return MV.reshape(self, *shape)
 
-    view = reshape
+    def view(self, *shape):
+        """The same memory with another shape (PyTorch's view): refused where the strides
+        do not allow it (a transposed tensor); reshape() copies then."""
+        out = MV.reshape(self, *shape)
+        if out.array.size > 1 and not np.shares_memory(out.array, self.array):
+            raise RuntimeError(
+                f"view: the shape {tuple(out.shape)} is not compatible with this tensor's "
+                f"memory layout (shape {tuple(self.shape)}, not contiguous: a transpose, a "
+                "step or an expand); use .reshape(...) (which copies when it must) or call "
+                ".contiguous() first"
+            )
+        return out
+
+    def select(self, dim, index):
+        """x.select(dim, i): the slice at index i along dim, that dim removed (a view)."""
+        d = dim + self.ndim if dim < 0 else dim
+        if not 0 <= d < self.ndim:
+            raise IndexError(f"select: dim {dim} is out of range for shape {self.shape}")
+        return self[(slice(None),) * d + (index,)]
+
+    def tile(self, *dims):
+        """Repeat the tensor dims[i] times along axis i; missing leading counts are 1 (a copy)."""
+        dims = tuple(dims[0]) if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        return MV.repeat(self, *((1,) * (self.ndim - len(dims)) + tuple(dims)))
+
+    @property
+    def real(self):
+        """The real part: a real tensor itself (complex numbers are not supported)."""
+        return self
+
     flatten = MV.flatten
 
     def permute(self, *dims):

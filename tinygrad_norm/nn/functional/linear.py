@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...broadcast import ShapeError
+from ...dtypes import require_same_dtype
 from ...functions.creation import as_tensor
 from ...ops import fused
 from ...tensor import Tensor
@@ -30,12 +32,13 @@ def linear(input, weight, bias=None):  # noqa: A002 - PyTorch's name
             f"linear: weight must have shape (out_features, in_features), got {weight.shape}"
         )
     if not x_shape or x_shape[-1] != w_shape[1]:
-        raise ValueError(
+        raise ShapeError(  # a RuntimeError as PyTorch's, and a ValueError
             f"linear: input of shape {x.shape} has {x.shape[-1] if x.ndim else 0} features in "
             f"its last axis, but weight of shape {weight.shape} expects in_features = "
             f"{weight.shape[1]} (weight is (out_features, in_features)); build the layer with "
             f"in_features = the input's last size, or reshape the input"
         )
+    require_same_dtype("linear", x, weight, ("the input", "the weight"))
     return fused.linear(x, weight, _maybe(bias), out_in=True)  # (..., out)
 
 

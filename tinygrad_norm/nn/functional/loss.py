@@ -19,6 +19,7 @@ from ...broadcast import broadcast_shape
 from ...functions.creation import as_tensor
 from ...ops import composite as C
 from ...ops import fused
+from ...ops.binary_cross_entropy import binary_cross_entropy as _binary_cross_entropy
 from ...ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
 from ...ops.xp import softplus
 from ...tensor import Tensor
@@ -150,7 +151,12 @@ def binary_cross_entropy(
             "binary_cross_entropy: every input must be a probability in [0, 1]; for "
             "unbounded scores (logits) use binary_cross_entropy_with_logits"
         )
-    loss = -(t * p.log().clamp(min=-100) + (1 - t) * (1 - p).log().clamp(min=-100))
+    if ((t.array < 0) | (t.array > 1)).any():
+        raise RuntimeError(
+            "binary_cross_entropy: every target must be between 0 and 1 (a probability or a "
+            "0/1 label); check the labels, e.g. map {-1, 1} to {0, 1} with (y + 1) / 2"
+        )
+    loss = _binary_cross_entropy(p, t)  # log clamped at -100 and finite gradients, as PyTorch
     if weight is not None:
         loss = loss * _constant(weight, p)
     return reduce_loss("binary_cross_entropy", loss, reduction)
@@ -475,6 +481,8 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
         target = C.as_tensor(target, x)
         if target.shape != x.shape:
             check_loss_shapes("mse_loss", x.shape, target.shape)
+        if target.dtype != x.dtype:  # an integer or bool target counts in the input's dtype
+            target = target.to(x.dtype)
     diff = x - C.as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":
