@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from . import dtypes
-from .autograd import engine
+from .autograd import engine, node
 from .autograd.grad import grad as autograd_grad
 from .autograd.node import GraphTensor
 from .broadcast import ShapeError, broadcast_shape
@@ -131,7 +131,7 @@ class Tensor(
     def grad(self, value) -> None:
         """`t.grad = g`: g must be None or a Tensor of t's shape and dtype (PyTorch's check)."""
         if value is not None:
-            engine.check_grad_assignment(self, value)
+            node.check_grad_assignment(self, value)
         self._grad = value
 
     # --- what it is ----------------------------------------------------------------------------

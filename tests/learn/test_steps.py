@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
-from tinygrad_norm.autograd import engine
+from tinygrad_norm.autograd import backward_call
 from tinygrad_norm.autograd.engine import topological_sort
 from tinygrad_norm.cli import main
 from tinygrad_norm.cli.steps import layer_norm_example
@@ -98,7 +98,7 @@ def test_each_steps_grad_inputs_are_what_the_ops_own_backward_returns(graph):
     steps = list(tg.backprop_steps(loss, retain_graph=True))
     with tg.no_grad():
         for step in steps:
-            expected = engine.call_backward(step.node, step.grad_output)
+            expected = backward_call.call_backward(step.node, step.grad_output)
             assert len(expected) == len(step.grad_inputs) == len(step.inputs)
             for sent, own in zip(step.grad_inputs, expected):
                 assert (sent is None) == (own is None), step.op

@@ -26,10 +26,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..broadcast import broadcasts_to, sum_to_shape
 from .anomaly import check_gradients, is_anomaly_enabled
-from .grad_mode import enable_grad, is_grad_enabled, no_grad
-from .node import HINT, Context, GraphTensor, PreHook
+from .backward_call import call_backward, run_post_hooks
+from .grad_mode import enable_grad, no_grad
+from .node import HINT, Context, GraphTensor
+from .node_api import PreHook
 
 
 class Step(NamedTuple):
@@ -140,17 +141,6 @@ def gradient_key(edge, tensor):
     return (id(edge), edge.output_slot(tensor))
 
 
-def run_post_hooks(node, grad_inputs: tuple, grad_output) -> tuple:
-    """PyTorch's `Node.register_hook`: each hook sees (grad_inputs, grad_outputs) and may
-    return a replacement for grad_inputs."""
-    grad_outputs = grad_output if node.n_outputs > 1 else (grad_output,)
-    for hook in node.post_hooks:
-        result = hook(grad_inputs, grad_outputs)
-        if result is not None:
-            grad_inputs = tuple(result)
-    return grad_inputs
-
-
 def _gradient_so_far(edge, key, grads: dict, capture: dict | None):
     """The gradient `edge` has received so far: still being summed, or delivered."""
     if key in grads:
@@ -177,72 +167,6 @@ def run_backward(roots, grad_roots, *, retain_graph=False, create_graph=False, c
         roots, grad_roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture
     ):
         pass
-
-
-# --- calling a node's backward, and fitting what it returned -------------------------------------
-
-
-def call_backward(node, grad_output) -> tuple:
-    """Call the Function's backward: one gradient (or None) per Tensor input, each with
-    exactly that input's shape and dtype."""
-    if node.versions:
-        node.check_versions()
-    if node.n_outputs == 1:
-        grads = node.fn.backward(node, grad_output)
-    else:  # PyTorch-style: one gradient argument per output
-        grads = node.fn.backward(node, *node.materialize(grad_output))
-    needs = node.needs_input_grad
-    grads = grads if type(grads) is tuple else (grads,)
-    if len(grads) != len(needs):
-        grads = _one_per_argument(node, grads)
-    if len(grads) > len(node.inputs):  # keep those of the Tensor arguments, in order
-        tensor_arguments = [isinstance(a, GraphTensor) for a in node.args]
-        grads = [g for g, is_tensor in zip(grads, tensor_arguments) if is_tensor]
-        needs = [n for n, is_tensor in zip(needs, tensor_arguments) if is_tensor]
-    return tuple(
-        _as_input_gradient(node, i, g, grad_output) if needs[i] and g is not None else None
-        for i, g in enumerate(grads)
-    )
-
-
-def _one_per_argument(node, grads) -> tuple:
-    """What backward returned (as a tuple), as one gradient (or None) per positional
-    argument of forward; trailing Nones for arguments that need no gradient may be left out."""
-    n_args = len(node.needs_input_grad)
-    if len(grads) < n_args and not any(node.needs_input_grad[len(grads) :]):
-        grads += (None,) * (n_args - len(grads))
-    elif len(grads) > n_args and all(g is None for g in grads[n_args:]):  # defaults left out
-        grads = grads[:n_args]
-    if len(grads) != n_args:
-        raise RuntimeError(
-            f"{node.name}: backward returned {len(grads)} gradients but forward took "
-            f"{n_args} arguments; return one per argument (None for those that need none)"
-        )
-    return grads
-
-
-def _as_input_gradient(node, i: int, g, like):
-    """A gradient backward returned for input `i`, as a Tensor of that input's shape and
-    dtype. What had to change is noted in `node.fixes`, so gradcheck can report it."""
-    shape, dtype = node.input_shapes[i], node.input_dtypes[i]
-    if isinstance(g, GraphTensor):
-        values = g.array
-    else:  # an array: an `ops/xp.py` formula ran on arrays (nothing recorded), or a slip
-        if is_grad_enabled():  # recording the backward pass: this gradient is a constant
-            node.fixes |= {f"returned a NumPy array for input {i}"}
-        g = values = np.asarray(g)
-    if values.shape != shape:
-        if not broadcasts_to(shape, values.shape):
-            raise RuntimeError(
-                f"{node.name}: backward returned a gradient of shape {values.shape} for "
-                f"input {i} of shape {shape}; a gradient must have the input's shape "
-                "(or a shape the input broadcasts to, which is then summed back)"
-            )
-        g = sum_to_shape(g, shape)  # a Tensor or an array, as g was
-    if values.dtype != dtype:
-        node.fixes |= {f"returned {values.dtype} for input {i} of dtype {dtype}"}
-        g = g.astype(dtype) if isinstance(g, np.ndarray) else g.to(dtype)
-    return like._make(g) if isinstance(g, np.ndarray) else g
 
 
 # --- the gradient bookkeeping of the loop ---------------------------------------------------------
@@ -343,25 +267,6 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
         accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
     elif id(leaf) in capture:
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
-
-
-def check_grad_assignment(tensor, value) -> None:
-    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
-    if not isinstance(value, GraphTensor):
-        raise TypeError(
-            f"assigned grad expected to be a Tensor or None but got grad of type "
-            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
-        )
-    if value.array.shape != tensor.array.shape:
-        raise RuntimeError(
-            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
-            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
-        )
-    if value.array.dtype != tensor.array.dtype:
-        raise RuntimeError(
-            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
-            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
-        )
 
 
 def accumulate_grad(tensor, grad, create_graph: bool) -> None:

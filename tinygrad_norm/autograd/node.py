@@ -4,7 +4,7 @@ The same object is `ctx` in `forward(ctx, ...)` and `backward(ctx, grad_output)`
 tensor's `grad_fn`. It keeps what `save_for_backward` was given (as Tensors joined to the graph,
 with their versions, to catch in-place changes), where each input's gradient goes (`edges`), and
 the inputs' shapes and dtypes (`ctx.input_shape`, `ctx.input_shapes`, `ctx.input_dtypes`), so
-that what backward returns can be fitted to them (`engine.call_backward`).
+that what backward returns can be fitted to them (`backward_call.call_backward`).
 
 This module never imports the Tensor class (tensor.py imports the autograd package, not the
 other way round): it knows tensors by their base class `GraphTensor`, and wraps arrays with
@@ -19,6 +19,7 @@ import inspect
 import numpy as np
 
 from . import saved_hooks
+from .node_api import NodeName, PyTorchNode
 
 HINT = (  # how to backpropagate twice through one graph
     "its saved values were freed after the first backward. Pass retain_graph=True to the first "
@@ -37,7 +38,26 @@ class GraphTensor:
     __slots__ = ()
 
 
-class Context:
+def check_grad_assignment(tensor, value) -> None:
+    """Refuse a `.grad` that is not a Tensor, or has another shape or dtype than `tensor`."""
+    if not isinstance(value, GraphTensor):
+        raise TypeError(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(value).__name__}; wrap it first, e.g. w.grad = tg.tensor(values)"
+        )
+    if value.array.shape != tensor.array.shape:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of shape {tuple(value.shape)} to a tensor "
+            f"of shape {tuple(tensor.shape)}; a gradient must have the tensor's shape"
+        )
+    if value.array.dtype != tensor.array.dtype:
+        raise RuntimeError(
+            f".grad: attempting to assign a gradient of dtype {value.dtype} to a tensor of "
+            f"dtype {tensor.dtype}; convert it first, e.g. w.grad = g.to(w.dtype)"
+        )
+
+
+class Context(PyTorchNode):
     """One call of a Function: what forward saved for backward, and the node in the graph.
 
     The same object is the `ctx` argument of `forward` / `backward` and the output's `grad_fn`.
@@ -147,25 +167,6 @@ class Context:
         doc = vars(self.fn).get("__doc__") or ""
         return doc.strip().split("\n")[0]
 
-    # --- PyTorch's Node: hooks on the node itself --------------------------------------------
-    def register_prehook(self, hook):
-        """`hook(grad_outputs) -> tuple | None`, before this node's backward runs (PyTorch's
-        `Node.register_prehook`); returns a handle with `.remove()`."""
-        adapter = PreHook(hook)
-        self.hooks.append(adapter)
-        return _Handle(self.hooks, adapter)
-
-    def register_hook(self, hook):
-        """`hook(grad_inputs, grad_outputs) -> tuple | None`, after this node's backward ran
-        (PyTorch's `Node.register_hook`); a returned tuple replaces the gradients it sends."""
-        if not self.post_hooks:
-            self.post_hooks = []
-        self.post_hooks.append(hook)
-        return _Handle(self.post_hooks, hook)
-
-    def metadata(self) -> dict:
-        return self.__dict__.setdefault("_metadata", {})
-
     @property
     def next_functions(self) -> tuple:
         """PyTorch-style edges: `((node_or_AccumulateGrad_or_None, 0), ...)`."""
@@ -232,36 +233,6 @@ class Context:
 
 
 _NO_FIXES = frozenset()  # shared by every node until a fix is noted
-
-
-class NodeName(str):
-    """A node's name: a string that can also be called, as PyTorch's `grad_fn.name()`."""
-
-    def __call__(self) -> str:
-        return str(self)
-
-
-class PreHook:
-    """A PyTorch node pre-hook (on the tuple of output gradients) as a hook on one gradient."""
-
-    def __init__(self, hook):
-        self.hook = hook
-        self.__name__ = getattr(hook, "__name__", "prehook")
-
-    def __call__(self, grad):
-        result = self.hook((grad,))
-        return None if result is None else result[0]
-
-
-class _Handle:
-    """What `register_hook` returns: `.remove()` unregisters the hook."""
-
-    def __init__(self, hooks: list, hook):
-        self.hooks, self.hook = hooks, hook
-
-    def remove(self) -> None:
-        if self.hook in self.hooks:
-            self.hooks.remove(self.hook)
 
 
 class _Output:

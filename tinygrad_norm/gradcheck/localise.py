@@ -13,7 +13,8 @@ import copy
 
 import numpy as np
 
-from ..autograd.engine import call_backward, topological_sort
+from ..autograd.backward_call import call_backward
+from ..autograd.engine import topological_sort
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.node import Context
 from ..autograd.tensor_function import FunctionCtx
