@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-from ..bench import course_suite, gpt2_suite, gpt_step
+from ..bench import course_suite, gpt2_suite, gpt_step, ops_suite
 from ..utils import tune_malloc
 
-HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2)"
-SUITES = {"course": course_suite, "gpt2": gpt2_suite}
+HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2, ops)"
+SUITES = {"course": course_suite, "gpt2": gpt2_suite, "ops": ops_suite}
 
 
 def add_arguments(parser) -> None:
@@ -24,6 +24,7 @@ def add_arguments(parser) -> None:
     gpt_step.add_arguments(parser)
     course_suite.add_arguments(parser)
     gpt2_suite.add_arguments(parser)
+    ops_suite.add_arguments(parser)
 
 
 def run(args) -> int:
