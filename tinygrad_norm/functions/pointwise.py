@@ -8,6 +8,7 @@ method of the same name (tensor_methods/math.py), so both spellings run the same
 import numpy as np
 
 from ..ops import composite as C
+from ..ops import fused
 from ..ops import indexing as I
 from ..ops import pointwise_composed as M
 from ..tensor import Tensor
@@ -234,7 +235,7 @@ def minimum(a, b):
 
 
 def clamp(x, min=None, max=None):  # noqa: A002
-    return C.clamp(_t(x), min, max)
+    return fused.clamp(_t(x), min, max)
 
 
 clip = clamp

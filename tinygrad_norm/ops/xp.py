@@ -103,8 +103,19 @@ def permute(a, dims):
 
 
 def sigmoid(a):
-    """1 / (1 + exp(-a)) as exp(-softplus(-a)), which never overflows; a new array or node."""
-    return a.sigmoid() if isinstance(a, GraphTensor) else np.exp(-np.logaddexp(0, -a))
+    """1 / (1 + exp(-a)), a new array (four passes, in place) or a new node.
+
+    NOTE: for a < -88 (float32) exp(-a) overflows to inf and 1 / (1 + inf) = 0, the limit, as
+    PyTorch computes it (the overflow is not an error here). The former exp(-logaddexp(0, -a))
+    took a logarithm and two exponentials per element.
+    """
+    if isinstance(a, GraphTensor):
+        return a.sigmoid()
+    out = np.negative(a)
+    with np.errstate(over="ignore"):
+        out = np.exp(out, out=out if isinstance(out, np.ndarray) else None)
+    out += 1
+    return np.reciprocal(out, out=out if isinstance(out, np.ndarray) else None)
 
 
 def softplus(a):
