@@ -135,6 +135,10 @@ EXTRA = [
 def _extra_shapes(size: str) -> dict:
     rows, t, e = SIZES[size]
     return {
+        "gelu": ((rows, t, e),),
+        "gelu_tanh": ((rows, t, e),),
+        "mingpt_gelu_formula": ((rows, t, e),),
+        "pow_float_3": ((rows, t, e),),
         "layer_norm": ((rows, t, e), (e,), (e,)),
         "linear": ((rows, t, e), (e, e), (e,)),
         "embedding": ((65, e),),

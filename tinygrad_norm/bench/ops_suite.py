@@ -120,11 +120,12 @@ def prepare(case, size: str, torch):
             if torch is not None and case.torch:
                 runs["torch"] = LibraryRun(torch, case, arrays, mine.grads)
                 runs["torch"]()
+            limit = limit_for(case, arrays)
+            runs["numpy"] = LimitRun(limit, arrays, mine.grads)
+            runs["numpy"]()  # the table's NumPy formula may hold the table's sizes too
         except Exception as exc:  # noqa: BLE001 - a shape the case's constants refuse: next try
             error = exc
             continue
-        limit = limit_for(case, arrays)
-        runs["numpy"] = LimitRun(limit, arrays, mine.grads)
         label = "x".join(map(str, shapes[0])) + (" (table shape)" if how == TINY else "")
         label += " float64" if dtype == np.float64 else ""
         return label, runs, limit.kind
@@ -135,7 +136,11 @@ def measure(cases, sizes, torch, reps: int, seconds: float, clock) -> list[dict]
     rows = []
     for case in cases:
         for size in sizes:
-            label, runs, kind = prepare(case, size, torch)
+            try:
+                label, runs, kind = prepare(case, size, torch)
+            except RuntimeError as exc:  # said in the row, the other ops still measured
+                rows.append({"op": case.name, "size": size, "error": str(exc)[:300]})
+                continue
             ms = time_turns(runs, reps, seconds, clock)
             row = {"op": case.name, "size": size, "shape": label, "limit": kind}
             row.update({f"{name}_ms": ms.get(name) for name in SYSTEMS})
@@ -144,7 +149,7 @@ def measure(cases, sizes, torch, reps: int, seconds: float, clock) -> list[dict]
             row["limit_vs_torch"] = _ratio(ms.get("numpy"), ms.get("torch"))
             rows.append(row)
     key = "tg_vs_torch" if torch is not None else "tg_vs_limit"
-    rows.sort(key=lambda r: -(r[key] or 0.0))
+    rows.sort(key=lambda r: -(r.get(key) or 0.0))
     return rows
 
 
@@ -159,6 +164,8 @@ def geometric_mean(values) -> float | None:
 
 def summary(rows: list[dict]) -> dict:
     out = {}
+    errors = [r for r in rows if "error" in r]
+    rows = [r for r in rows if "error" not in r]
     for key in ("tg_vs_torch", "tg_vs_limit"):
         values = [r[key] for r in rows if r[key]]
         if key == "tg_vs_limit":
@@ -173,6 +180,7 @@ def summary(rows: list[dict]) -> dict:
                 "above_2.5": sum(v > 2.5 for v in values),
             }
     out["generic_limit_rows"] = sum(r["limit"] == "generic" for r in rows)
+    out["errors"] = [f"{r['op']} ({r['size']}): {r['error']}" for r in errors]
     return out
 
 
@@ -186,6 +194,8 @@ def print_table(rows: list[dict], stats: dict) -> None:
         f"{'tg/limit':>10}{'tg/torch':>10}{'lim/torch':>10}  limit"
     )
     for r in rows:
+        if "error" in r:
+            continue
         print(
             f"{r['op']:<38}{r['shape']:<26}{_fmt(r['tinygrad_norm_ms'], 9, 3)}"
             f"{_fmt(r['numpy_ms'], 10, 3)}{_fmt(r['torch_ms'], 10, 3)}{_fmt(r['tg_vs_limit'], 10)}"
@@ -203,17 +213,22 @@ def print_table(rows: list[dict], stats: dict) -> None:
                 f"2.5x: {s['above_2.5']}"
             )
     key = "tg_vs_torch" if "tg_vs_torch" in stats else "tg_vs_limit"
-    worst = ", ".join(f"{r['op']} {r[key]:.2f}" for r in rows[:10] if r[key])
+    worst = ", ".join(f"{r['op']} {r[key]:.2f}" for r in rows[:10] if r.get(key))
     print(f"worst ten ({key}): {worst}")
     print(
         f"{stats['generic_limit_rows']} rows have no hand-written limit: their 'generic' limit is "
         "the table's NumPy forward plus one pass per input gradient (a lower bound, not a backward)"
     )
+    for error in stats["errors"]:
+        print(f"not measured: {error}")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--ops", default="", help="ops suite: comma-separated op names (all)")
     parser.add_argument("--json", action="store_true", help="ops suite: print JSON rows")
+    parser.add_argument(
+        "--op-sizes", default=",".join(SIZES), help="ops suite: comma-separated small, course"
+    )
     parser.add_argument("--op-reps", type=int, default=5, help="ops suite: min runs per system")
     parser.add_argument(
         "--op-seconds", type=float, default=0.05, help="ops suite: min timed seconds per system"
@@ -235,7 +250,10 @@ def run(args) -> int:
         torch.set_num_threads(1)
     threads = blas_threads(set_to=args.threads or 1)
     clock = time.thread_time if threads == 1 else time.perf_counter
-    sizes = [TINY] if args.tiny else list(SIZES)
+    sizes = [TINY] if args.tiny else [s.strip() for s in args.op_sizes.split(",") if s.strip()]
+    if not set(sizes) <= set(SIZES) | {TINY}:
+        print(f"bench --suite ops: --op-sizes takes {', '.join(SIZES)}, got {args.op_sizes!r}")
+        return 2
     reps, seconds = (1, 0.0) if args.tiny else (args.op_reps, args.op_seconds)
     if not args.json:
         print(
