@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from .composite import ValuesIndices
 from .pointwise_composed import logaddexp, to_float
 from .shape import cat
@@ -44,6 +45,9 @@ class Cumsum(Function):
     @staticmethod
     def backward(ctx, grad_output):
         dim = ctx.dim
+        if not is_grad_enabled():  # nothing recorded: one cumsum over reversed views
+            g = np.flip(grad_output.array, dim)
+            return np.flip(np.cumsum(g, axis=dim), dim), None
         backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
         return Cumsum.apply(grad_output[backwards], dim)[backwards], None
 

@@ -219,3 +219,30 @@ def max_shifted(x, axis, out=None):
     """
     m = exp_shift(data(x), axis)
     return x - m if isinstance(x, GraphTensor) else np.subtract(x, m, out=out)
+
+
+def add_at(values: np.ndarray, index: tuple, shape: tuple) -> np.ndarray:
+    """zeros(shape) with `values` added at [index], repeated places adding up: the result of
+    `add_at_reference` (np.add.at), for the backward of indexing with index arrays.
+
+    np.add.at is unbuffered, one element at a time. Here the index picks the flat positions
+    (`arange(size).reshape(shape)[index]`, the same index on position numbers) and
+    `np.bincount` adds the values up per position in float64, then cast back (for float32
+    a little more accurate than np.add.at, which adds in float32). Only for real float values
+    and a target not much larger than the values: the position and float64 arrays have the
+    target's size (indexing a few rows of GPT-2's token table would make 300 MB of them).
+    """
+    size = math.prod(shape)
+    if values.dtype.kind != "f" or size > 4 * values.size + 65536:
+        return add_at_reference(values, index, shape)
+    positions = np.arange(size).reshape(shape)[index]
+    weights = np.broadcast_to(values, positions.shape).ravel()
+    sums = np.bincount(positions.ravel(), weights=weights, minlength=size)
+    return sums.reshape(shape).astype(values.dtype, copy=False)
+
+
+def add_at_reference(values: np.ndarray, index: tuple, shape: tuple) -> np.ndarray:
+    """zeros(shape) with `values` added at [index] by np.add.at: the reference of `add_at`."""
+    out = np.zeros(shape, dtype=values.dtype)
+    np.add.at(out, index, values)
+    return out
