@@ -225,8 +225,9 @@ def add_at(values: np.ndarray, index: tuple, shape: tuple) -> np.ndarray:
     """zeros(shape) with `values` added at [index], repeated places adding up: the result of
     `add_at_reference` (np.add.at), for the backward of indexing with index arrays.
 
-    np.add.at is unbuffered, one element at a time. Here the index picks the flat positions
-    (`arange(size).reshape(shape)[index]`, the same index on position numbers) and
+    np.add.at is unbuffered, one element at a time, several times slower. Here the index
+    picks the flat positions (`arange(size).reshape(shape)[index]`, the same index on
+    position numbers) and
     `np.bincount` adds the values up per position in float64, then cast back (for float32
     a little more accurate than np.add.at, which adds in float32). Only for real float values
     and a target not much larger than the values: the position and float64 arrays have the
