@@ -168,3 +168,33 @@ def test_clamp_keeps_float32_and_tensor_bounds_stay_composed():
     out = tg.clamp(x, -1, 1)
     assert out.dtype == tg.float32 and out.tolist() == [-1.0, -1.0, 0.0, 1.0, 1.0]
     assert repr(x.clamp(tg.tensor(-1.0), None).grad_fn) != "<ClampBackward>"
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("shape", [(), *SHAPES])
+def test_mse_loss_equals_its_composed_form(reduction, shape):
+    F = tg.nn.functional
+    arrays = [_inputs(shape, 6), _inputs(shape, 7)]
+    results = []
+    for fn in (F.mse_loss, fused.mse_loss_reference):
+        x, y = (tg.tensor(a, requires_grad=True) for a in arrays)
+        out = fn(x, y, reduction)
+        out.backward(tg.tensor(1.7))  # the fast path, on arrays
+        values = [out.detach().numpy(), x.grad.numpy(), y.grad.numpy()]
+        gx, gy = tg.autograd.grad(fn(x, y, reduction) * 1.7, [x, y], create_graph=True)
+        (second,) = tg.autograd.grad((gx * gx).sum() + gy.sum(), [x])
+        results.append([*values, gx.detach().numpy(), second.numpy()])
+        if fn is F.mse_loss:
+            assert repr(out.grad_fn) == "<MSELossBackward>"
+    for a, b in zip(*results):
+        _same(a, b, 1e-12, 1e-15)
+
+
+def test_mse_loss_keeps_float32_and_broadcast_targets_stay_composed():
+    F = tg.nn.functional
+    x = tg.tensor(np.ones((2, 3), np.float32), requires_grad=True)
+    out = F.mse_loss(x, tg.tensor(np.zeros((2, 3), np.float32)))
+    assert out.dtype == tg.float32 and out.item() == 1.0
+    out.backward()
+    assert x.grad.dtype == tg.float32
+    assert repr(F.mse_loss(x, 0.5).grad_fn) != "<MSELossBackward>"

@@ -15,6 +15,7 @@
 - `power`: PowScalar (x ** p for a number p: multiplications or sqrt for 2, 3, 4, 1/2, -1, ...)
 - `silu`: Silu (x * sigmoid(x))
 - `clamp`: Clamp (clamp with number bounds: one mask in backward)
+- `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -38,6 +39,7 @@ from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
+from .mse_loss import MSELoss, mse_loss, mse_loss_reference
 from .power import PowScalar, pow_scalar, pow_scalar_reference
 from .silu import Silu, silu, silu_reference
 from .softmax import (
@@ -54,6 +56,9 @@ __all__ = [
     "Clamp",
     "clamp",
     "clamp_reference",
+    "MSELoss",
+    "mse_loss",
+    "mse_loss_reference",
     "PowScalar",
     "pow_scalar",
     "pow_scalar_reference",
