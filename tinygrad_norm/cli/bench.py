@@ -1,11 +1,13 @@
-"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2]`.
+"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2|ops]`.
 
 - `gpt` (the default): a GPT training step, tinygrad_norm against hand-written NumPy and
   PyTorch eager, at three sizes (`tinygrad_norm/bench/gpt_step.py` describes what is measured);
 - `course`: PyTorch course code (GPTs, a makemore MLP, a LeNet CNN, an LSTM, an MLP on 2-D
   points) run unchanged on PyTorch and on tinygrad_norm (`tinygrad_norm/bench/course_suite.py`);
 - `gpt2`: GPT-2 small's training step and greedy generation against PyTorch and Hugging Face
-  transformers (`tinygrad_norm/bench/gpt2_suite.py`).
+  transformers (`tinygrad_norm/bench/gpt2_suite.py`);
+- `ops`: every op of the op table, forward + backward at course shapes, against its best
+  plain-NumPy forward + backward and PyTorch eager (`tinygrad_norm/bench/ops_suite.py`).
 """
 
 from __future__ import annotations
