@@ -258,10 +258,14 @@ def _elementwise_like(case: OpCase, xs) -> bool:
 
 
 def scaled(shapes: tuple, numbers: int) -> tuple:
-    """`shapes` with every size above 1 times one whole factor, the largest about `numbers`."""
-    largest = max(shapes, key=math.prod)
-    stretched = [n for n in largest if n > 1]
-    if not stretched:
+    """`shapes` with every size above 1 times one whole factor, the largest input holding
+    about `numbers` numbers (at most)."""
+    factors = []
+    for shape in shapes:
+        stretched = [n for n in shape if n > 1]
+        if stretched:
+            factors.append((numbers / math.prod(stretched)) ** (1 / len(stretched)))
+    if not factors:
         return shapes
-    factor = max(1, round((numbers / math.prod(stretched)) ** (1 / len(stretched))))
+    factor = max(1, int(min(factors)))
     return tuple(tuple(n * factor if n > 1 else n for n in shape) for shape in shapes)

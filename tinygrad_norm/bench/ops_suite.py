@@ -112,8 +112,8 @@ def prepare(case, size: str, torch):
     # NOTE float64 last: a case whose constants are float64 arrays (a loss weight) mixes dtypes
     tries += [(how, shapes, np.float64) for how, shapes, _ in tries[-1:]]
     for how, shapes, dtype in tries:
-        arrays = inputs(case, shapes, dtype)
         try:
+            arrays = inputs(case, shapes, dtype)
             mine = LibraryRun(tg, case, arrays)
             mine()
             runs = {"tinygrad_norm": mine}
