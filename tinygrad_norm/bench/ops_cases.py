@@ -237,7 +237,7 @@ def shape_tries(case: OpCase, size: str) -> list[tuple[str, tuple]]:
         return [table] if case.shapes else [(TINY, _lenet("small")[case.name])]
     fixed = {**_lenet(size), **_extra_shapes(size)}
     if case.name in fixed:
-        return [(size, fixed[case.name])]
+        return [(size, fixed[case.name])] + ([table] if case.shapes else [])
     tries = []
     xs = case.inputs()
     if _elementwise_like(case, xs):
