@@ -45,6 +45,7 @@ from .ops.elementwise import (
     Pow,
     Sub,
 )
+from .ops.fused.power import FAST_EXPONENTS, PowScalar
 from .ops.movement import Clone, GetItem
 from .tensor_methods.comparison import ComparisonMethods
 from .tensor_methods.conversion import ConversionMethods, to_arguments
@@ -391,6 +392,8 @@ class Tensor(
                 f"pow: integers to negative integer powers are not allowed (as in PyTorch): "
                 f"{self.dtype} tensor ** {other}; convert first, e.g. x.float() ** {other}"
             )
+        if type(other) in (int, float) and other in FAST_EXPONENTS and self.array.dtype.kind == "f":
+            return PowScalar.apply(self, other)  # x ** 3 as x * x * x (ops/fused/power.py)
         return self._binary(Pow, other)
 
     def __rpow__(self, other):

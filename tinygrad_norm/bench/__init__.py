@@ -4,6 +4,8 @@
 - `numpy_gpt`: the same GPT in plain NumPy with its backward written by hand (the reference)
 - `course_suite`, `course/`: `--suite course`, PyTorch course code run on both libraries
 - `gpt2_suite`: `--suite gpt2`, GPT-2 small training step and generation
+- `ops_suite`, `ops_cases`, `ops_limits`: `--suite ops`, every op of the op table against its
+  hand-written NumPy limit and PyTorch eager
 - `torch_gpt`: the same GPT in PyTorch eager (imported only when PyTorch is installed)
 """
 

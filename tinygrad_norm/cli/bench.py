@@ -1,4 +1,4 @@
-"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2|random]`.
+"""The benchmarks: `python -m tinygrad_norm bench [--suite gpt|course|gpt2|random|ops]`.
 
 - `gpt` (the default): a GPT training step, tinygrad_norm against hand-written NumPy and
   PyTorch eager, at three sizes (`tinygrad_norm/bench/gpt_step.py` describes what is measured);
@@ -8,16 +8,18 @@
   transformers (`tinygrad_norm/bench/gpt2_suite.py`);
 - `random`: 10**6 normals and uniforms, and small draws, against `torch.randn` / `torch.rand`
   and NumPy's `default_rng` (`tinygrad_norm/random/bench.py`).
+- `ops`: every op of the op table, forward + backward at course shapes, against its best
+  plain-NumPy forward + backward and PyTorch eager (`tinygrad_norm/bench/ops_suite.py`).
 """
 
 from __future__ import annotations
 
-from ..bench import course_suite, gpt2_suite, gpt_step
+from ..bench import course_suite, gpt2_suite, gpt_step, ops_suite
 from ..random import bench as random_suite
 from ..utils import tune_malloc
 
-HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2, random)"
-SUITES = {"course": course_suite, "gpt2": gpt2_suite, "random": random_suite}
+HELP = "time training steps against NumPy and PyTorch (--suite gpt, course, gpt2, random, ops)"
+SUITES = {"course": course_suite, "gpt2": gpt2_suite, "random": random_suite, "ops": ops_suite}
 
 
 def add_arguments(parser) -> None:
@@ -27,6 +29,7 @@ def add_arguments(parser) -> None:
     gpt_step.add_arguments(parser)
     course_suite.add_arguments(parser)
     gpt2_suite.add_arguments(parser)
+    ops_suite.add_arguments(parser)
 
 
 def run(args) -> int:

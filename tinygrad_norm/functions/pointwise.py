@@ -8,6 +8,7 @@ method of the same name (tensor_methods/math.py), so both spellings run the same
 import numpy as np
 
 from ..ops import composite as C
+from ..ops import fused
 from ..ops import indexing as I
 from ..ops import numeric_composed as NC
 from ..ops import pointwise_composed as M
@@ -233,7 +234,7 @@ def minimum(a, b):
 
 
 def clamp(x, min=None, max=None):  # noqa: A002
-    return C.clamp(_tensor_argument("clamp", x), min, max)
+    return fused.clamp(_tensor_argument("clamp", x), min, max)
 
 
 clip = clamp

@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..dtypes import get_default_dtype
 from .erf_numpy import erf as erf_array
-from .xp import exp, operands, sigmoid, times_mask
+from .xp import exp, imul, operands, sigmoid, times_mask
 
 
 class Add(Function):
@@ -253,8 +253,7 @@ class Tanh(Function):
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)); d out/da = out * (1 - out).
 
-    NOTE: computed as exp(-log(1 + exp(-a))) with `np.logaddexp(0, -a)`, which never overflows:
-    the plain formula overflows exp(-a) for a < -88 in float32.
+    NOTE: computed in place by `xp.sigmoid` (where exp(-a) may overflow to inf: 1 / inf = 0).
     """
 
     formula = "grad_a = grad_out * out * (1 - out)     (out = sigmoid(a))"
@@ -269,7 +268,8 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx, grad_output):
         g, out = operands(grad_output, *ctx.saved_tensors)
-        return g * out * (1 - out)
+        grad = imul(1 - out, out)  # (1 - out) out, then times g: no other temporary
+        return imul(grad, g)
 
 
 class Relu(Function):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..autograd.node import GraphTensor
-from .xp import operands, permute
+from .xp import add_at, operands, permute
 
 
 class Reshape(Function):
@@ -116,11 +116,10 @@ def scatter_add(values, index: tuple, shape: tuple):
     `values` is a Tensor (a backward being recorded)."""
     if isinstance(values, GraphTensor):
         return ScatterAdd.apply(values, index=index, shape=shape)
-    out = np.zeros(shape, dtype=values.dtype)
     if has_array_index(index):
-        np.add.at(out, index, values)
-    else:
-        out[index] = values  # basic indexing never names one place twice
+        return add_at(values, index, shape)  # bincount of positions, not np.add.at
+    out = np.zeros(shape, dtype=values.dtype)
+    out[index] = values  # basic indexing never names one place twice
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import GraphTensor
 from .composite import ValuesIndices
 from .movement import GetItem
@@ -46,6 +47,9 @@ class Cumsum(Function):
     @staticmethod
     def backward(ctx, grad_output):
         dim = ctx.dim
+        if not is_grad_enabled():  # nothing recorded: one cumsum over reversed views
+            g = np.flip(grad_output.array, dim)
+            return np.flip(np.cumsum(g, axis=dim), dim), None
         backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
         return _reverse(Cumsum.apply(_reverse(grad_output, backwards), dim), backwards), None
 

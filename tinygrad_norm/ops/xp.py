@@ -103,8 +103,19 @@ def permute(a, dims):
 
 
 def sigmoid(a):
-    """1 / (1 + exp(-a)) as exp(-softplus(-a)), which never overflows; a new array or node."""
-    return a.sigmoid() if isinstance(a, GraphTensor) else np.exp(-np.logaddexp(0, -a))
+    """1 / (1 + exp(-a)), a new array (four passes, in place) or a new node.
+
+    NOTE: for a < -88 (float32) exp(-a) overflows to inf and 1 / (1 + inf) = 0, the limit, as
+    PyTorch computes it (the overflow is not an error here). The former exp(-logaddexp(0, -a))
+    took a logarithm and two exponentials per element.
+    """
+    if isinstance(a, GraphTensor):
+        return a.sigmoid()
+    out = np.negative(a)
+    with np.errstate(over="ignore"):
+        out = np.exp(out, out=out if isinstance(out, np.ndarray) else None)
+    out += 1
+    return np.reciprocal(out, out=out if isinstance(out, np.ndarray) else None)
 
 
 def softplus(a):
@@ -208,3 +219,31 @@ def max_shifted(x, axis, out=None):
     """
     m = exp_shift(data(x), axis)
     return x - m if isinstance(x, GraphTensor) else np.subtract(x, m, out=out)
+
+
+def add_at(values: np.ndarray, index: tuple, shape: tuple) -> np.ndarray:
+    """zeros(shape) with `values` added at [index], repeated places adding up: the result of
+    `add_at_reference` (np.add.at), for the backward of indexing with index arrays.
+
+    np.add.at is unbuffered, one element at a time, several times slower. Here the index
+    picks the flat positions (`arange(size).reshape(shape)[index]`, the same index on
+    position numbers) and
+    `np.bincount` adds the values up per position in float64, then cast back (for float32
+    a little more accurate than np.add.at, which adds in float32). Only for real float values
+    and a target not much larger than the values: the position and float64 arrays have the
+    target's size (indexing a few rows of GPT-2's token table would make 300 MB of them).
+    """
+    size = math.prod(shape)
+    if values.dtype.kind != "f" or size > 4 * values.size + 65536:
+        return add_at_reference(values, index, shape)
+    positions = np.arange(size).reshape(shape)[index]
+    weights = np.broadcast_to(values, positions.shape).ravel()
+    sums = np.bincount(positions.ravel(), weights=weights, minlength=size)
+    return sums.reshape(shape).astype(values.dtype, copy=False)
+
+
+def add_at_reference(values: np.ndarray, index: tuple, shape: tuple) -> np.ndarray:
+    """zeros(shape) with `values` added at [index] by np.add.at: the reference of `add_at`."""
+    out = np.zeros(shape, dtype=values.dtype)
+    np.add.at(out, index, values)
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import composite as C
+from ..ops import fused
 from ..ops import numeric_composed as NC
 from ..ops import pointwise_composed as M
 from ..ops import reduce_composed as R
@@ -166,7 +167,7 @@ class MathMethods:
 
     tanh, sigmoid, relu = method_of(Tanh), method_of(Sigmoid), method_of(Relu)
     erf, abs = method_of(Erf), method_of(Abs)
-    clamp = clip = C.clamp
+    clamp = clip = fused.clamp  # number bounds: one node (ops/fused/clamp.py)
 
     def maximum(self, other):
         return C.maximum(self, other)

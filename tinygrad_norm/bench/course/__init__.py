@@ -23,6 +23,11 @@ _GPT_TINY = {"vocab": 11, "block": 8, "embd": 16, "heads": 2, "layers": 1, "batc
 MODELS = {
     "gpt_composed": Course("GPT, composed attention, exact GELU", _GPT, _GPT_TINY),
     "gpt_sdpa": Course("GPT, F.scaled_dot_product_attention", _GPT, _GPT_TINY),
+    "mingpt_style": Course(
+        "minGPT style (NewGELU with torch.pow), gpt-micro T32 B16",
+        {"vocab": 65, "block": 32, "embd": 128, "heads": 4, "layers": 4, "batch": 16, "pdrop": 0.0},
+        {**_GPT_TINY, "pdrop": 0.0},
+    ),
     "makemore_mlp": Course(
         "makemore MLP + BatchNorm, batch 32",
         {"vocab": 27, "block": 3, "embd": 10, "hidden": 100, "layers": 4, "batch": 32},

@@ -98,7 +98,7 @@ def celu(input, alpha=1.0, inplace=False):  # noqa: A002
 def silu(input, inplace=False):  # noqa: A002
     """x * sigmoid(x), also called swish."""
     x = _floating_only("silu", input)
-    return x * x.sigmoid()
+    return fused.silu(x)  # one node
 
 
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002

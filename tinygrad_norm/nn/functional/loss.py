@@ -483,6 +483,9 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002 - PyTorch's name
             check_loss_shapes("mse_loss", x.shape, target.shape)
         if target.dtype != x.dtype:  # an integer or bool target counts in the input's dtype
             target = target.to(x.dtype)
+    fusable = reduction != "none" and not isinstance(target, (int, float)) and x.numel() > 0
+    if fusable and target.shape == x.shape and target.dtype == x.dtype and x.is_floating_point():
+        return fused.mse_loss(x, target, reduction)  # one node: ops/fused/mse_loss.py
     diff = x - C.as_tensor(target, x)
     squared = diff * diff
     if reduction == "none":

@@ -12,6 +12,10 @@
 - `conv`: Conv (a convolution: the whole batch's im2col columns times the weight, one GEMM)
 - `lstm_layer`: LSTMLayer (every step of one LSTM layer: the time loop and its backward)
 - `bce_with_logits`: BCEWithLogits (binary cross-entropy of logits, with pos_weight and weight)
+- `power`: PowScalar (x ** p for a number p: multiplications or sqrt for 2, 3, 4, 1/2, -1, ...)
+- `silu`: Silu (x * sigmoid(x))
+- `clamp`: Clamp (clamp with number bounds: one mask in backward)
+- `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -26,6 +30,7 @@ op, is measured in docs/speed.md.
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
+from .clamp import Clamp, clamp, clamp_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
@@ -34,6 +39,9 @@ from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
+from .mse_loss import MSELoss, mse_loss, mse_loss_reference
+from .power import PowScalar, pow_scalar, pow_scalar_reference
+from .silu import Silu, silu, silu_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -45,6 +53,18 @@ from .softmax import (
 )
 
 __all__ = [
+    "Clamp",
+    "clamp",
+    "clamp_reference",
+    "MSELoss",
+    "mse_loss",
+    "mse_loss_reference",
+    "PowScalar",
+    "pow_scalar",
+    "pow_scalar_reference",
+    "Silu",
+    "silu",
+    "silu_reference",
     "BCEWithLogits",
     "bce_with_logits",
     "bce_with_logits_reference",

@@ -74,6 +74,10 @@ class EmbeddingGrad(Function):
 
 
 ONE_HOT_LIMIT = 16384  # entries of the (n_rows, positions) one-hot matrix (see the module doc)
+# NOTE: up to this many rows the one-hot matmul also wins at any number of positions: the
+# GEMM's cost per gradient number grows with n_rows, np.add.reduceat's does not, and for a
+# character table reduceat is the slower (measured in docs/speed.md)
+ONE_HOT_ROWS, ONE_HOT_MAX = 128, 1 << 22
 
 
 def sum_rows_by_index(grad: np.ndarray, index: np.ndarray, n_rows: int) -> np.ndarray:
@@ -86,7 +90,10 @@ def sum_rows_by_index(grad: np.ndarray, index: np.ndarray, n_rows: int) -> np.nd
     """
     flat_index = index.reshape(-1)
     rows = grad.reshape(flat_index.size, grad.shape[-1])  # (P, dim), P = B*T positions
-    if n_rows * flat_index.size <= ONE_HOT_LIMIT and np.isfinite(rows).all():
+    one_hot = n_rows * flat_index.size <= ONE_HOT_LIMIT or (
+        n_rows <= ONE_HOT_ROWS and n_rows * flat_index.size <= ONE_HOT_MAX
+    )
+    if one_hot and np.isfinite(rows).all():
         # (an inf or NaN in rows would reach every row of the product: 0 * inf = NaN)
         onehot = np.zeros((n_rows, flat_index.size), grad.dtype)
         onehot[flat_index, np.arange(flat_index.size)] = 1
