@@ -6,6 +6,6 @@ per library; they hold no doctests (tests/bench/test_bench_suites.py runs them).
 
 import importlib.util
 
-collect_ignore = ["tinygrad_norm/bench/course"]
+collect_ignore = ["tinygrad_norm/bench/course", "tinygrad_norm/compat/torch_shim"]
 if not importlib.util.find_spec("torch"):
     collect_ignore.append("tinygrad_norm/bench/torch_gpt.py")

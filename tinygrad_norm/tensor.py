@@ -29,6 +29,7 @@ from . import dtypes
 from .autograd import engine, node
 from .autograd.grad import grad as autograd_grad
 from .autograd.node import GraphTensor
+from .autograd.node_api import HookHandle
 from .broadcast import ShapeError, broadcast_shape
 from .convert import to_array
 from .dtypes import numeric_dtype
@@ -328,7 +329,7 @@ class Tensor(
         if self.grad_fn is not None:
             self.grad_fn.retained = weakref.ref(self)
 
-    def register_hook(self, hook) -> _HookHandle:
+    def register_hook(self, hook) -> HookHandle:
         """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor
         replaces the gradient. Returns a handle whose `.remove()` unregisters it."""
         if not self.requires_grad:
@@ -340,7 +341,7 @@ class Tensor(
             self._hooks = []
         hooks = self._hooks if self.grad_fn is None else self.grad_fn.hooks
         hooks.append(hook)
-        return _HookHandle(hooks, hook)
+        return HookHandle(hooks, hook)
 
     # --- operators -----------------------------------------------------------------------------
     def _binary(self, op, other, reverse=False) -> Tensor:
@@ -464,17 +465,6 @@ class Tensor(
         if out._base is self:  # a view: an in-place change of it can be written back here
             out._view_index = index
         return out
-
-
-class _HookHandle:
-    """What `register_hook` returns: `.remove()` takes the hook away again."""
-
-    def __init__(self, hooks: list, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
 
 
 def _promote(op, a: Tensor, b) -> tuple[Tensor, Tensor]:

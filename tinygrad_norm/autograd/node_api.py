@@ -18,7 +18,7 @@ class PyTorchNode:
         `Node.register_prehook`); returns a handle with `.remove()`."""
         adapter = PreHook(hook)
         self.hooks.append(adapter)
-        return _Handle(self.hooks, adapter)
+        return HookHandle(self.hooks, adapter)
 
     def register_hook(self, hook):
         """`hook(grad_inputs, grad_outputs) -> tuple | None`, after this node's backward ran
@@ -26,7 +26,7 @@ class PyTorchNode:
         if not self.post_hooks:
             self.post_hooks = []
         self.post_hooks.append(hook)
-        return _Handle(self.post_hooks, hook)
+        return HookHandle(self.post_hooks, hook)
 
     def metadata(self) -> dict:
         return self.__dict__.setdefault("_metadata", {})
@@ -51,8 +51,8 @@ class PreHook:
         return None if result is None else result[0]
 
 
-class _Handle:
-    """What `register_hook` returns: `.remove()` unregisters the hook."""
+class HookHandle:
+    """What `register_hook` returns (a node's or a tensor's): `.remove()` unregisters the hook."""
 
     def __init__(self, hooks: list, hook):
         self.hooks, self.hook = hooks, hook
