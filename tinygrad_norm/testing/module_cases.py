@@ -225,9 +225,10 @@ CASES = [
 ]
 
 from .module_cases_math import MATH_CASES  # noqa: E402 - the activation modules
-from .module_cases_nn import NN_CASES  # noqa: E402 - convolution, pooling and loss layers
+from .module_cases_nn import MORE_NN_CASES, NN_CASES  # noqa: E402 - conv, pooling, losses, ...
 from .module_cases_rnn import RNN_CASES  # noqa: E402 - recurrent and Transformer layers
 
 CASES += [ModuleCase(*row) for row in NN_CASES]
+CASES += [ModuleCase(*row) for row in MORE_NN_CASES]
 CASES += [ModuleCase(*row) for row in MATH_CASES]
 CASES += [ModuleCase(*row) for row in RNN_CASES]

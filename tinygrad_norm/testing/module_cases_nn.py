@@ -127,3 +127,52 @@ NN_CASES = [
     ("CosineSimilarity", lambda: nn.CosineSimilarity(dim=-1), _pair(2, 3)),
     ("PairwiseDistance", lambda: nn.PairwiseDistance(p=3.0), _pair(2, 3)),
 ]
+
+
+def _with_picks(shape, picks):
+    """Pooled values of `shape` and the flat output positions they came from."""
+    return lambda rng: (rng.standard_normal(shape), np.array(picks))
+
+
+def _unpool_inputs(rng):
+    """Values and the flat output positions a max pool of kernel 2 picked (one per window)."""
+    values = rng.standard_normal((1, 2, 2, 2))  # (N, C, H, W) pooled
+    picks = np.array([[[[0, 3], [9, 14]], [[5, 2], [13, 15]]]])  # inside each 2x2 window of 4x4
+    return values, picks
+
+
+# The padding layers, the 3-d layers, the lazy layers (each the eager layer after its first
+# call), the unpooling layers and DataParallel (a pass-through on one CPU process).
+MORE_NN_CASES = [
+    ("ConstantPad1d", lambda: nn.ConstantPad1d((1, 2), 0.5), _normal(1, 2, 3)),
+    ("ConstantPad2d", lambda: nn.ConstantPad2d(1, -1.0), _normal(1, 2, 2, 3)),
+    ("ConstantPad3d", lambda: nn.ConstantPad3d((1, 0, 0, 1, 1, 0), 2.0), _normal(1, 1, 2, 2, 2)),
+    ("ZeroPad3d", lambda: nn.ZeroPad3d(1), _normal(1, 1, 2, 2, 2)),
+    ("ReflectionPad1d", lambda: nn.ReflectionPad1d(2), _normal(1, 2, 4)),
+    ("ReflectionPad2d", lambda: nn.ReflectionPad2d((1, 2, 0, 1)), _normal(1, 1, 3, 4)),
+    ("ReflectionPad3d", lambda: nn.ReflectionPad3d(1), _normal(1, 1, 2, 3, 3)),
+    ("ReplicationPad1d", lambda: nn.ReplicationPad1d((3, 1)), _normal(1, 2, 3)),
+    ("ReplicationPad2d", lambda: nn.ReplicationPad2d(1), _normal(1, 1, 2, 3)),
+    ("ReplicationPad3d", lambda: nn.ReplicationPad3d((1, 0, 1, 0, 0, 1)), _normal(1, 1, 2, 2, 2)),
+    ("CircularPad1d", lambda: nn.CircularPad1d(2), _normal(1, 2, 3)),
+    ("CircularPad2d", lambda: nn.CircularPad2d((1, 0, 1, 1)), _normal(1, 1, 2, 3)),
+    ("CircularPad3d", lambda: nn.CircularPad3d(1), _normal(1, 1, 2, 2, 2)),
+    ("ConvTranspose3d", lambda: nn.ConvTranspose3d(2, 2, 2, stride=2), _normal(1, 2, 2, 2, 1)),
+    ("MaxPool3d", lambda: nn.MaxPool3d(2), _normal(1, 2, 4, 4, 2)),
+    ("AvgPool3d", lambda: nn.AvgPool3d(2, stride=1), _normal(1, 1, 3, 3, 3)),
+    ("BatchNorm3d", lambda: nn.BatchNorm3d(2), _normal(2, 2, 2, 2, 2)),
+    ("MaxUnpool1d", lambda: nn.MaxUnpool1d(2), _with_picks((1, 2, 2), [[[1, 2], [0, 3]]])),
+    ("MaxUnpool2d", lambda: nn.MaxUnpool2d(2), _unpool_inputs),
+    ("MaxUnpool3d", lambda: nn.MaxUnpool3d(2), _with_picks((1, 1, 1, 1, 2), [[[[[5, 10]]]]])),
+    ("LazyLinear", lambda: nn.LazyLinear(3), _normal(2, 4)),
+    ("LazyConv1d", lambda: nn.LazyConv1d(2, 3), _normal(1, 2, 5)),
+    ("LazyConv2d", lambda: nn.LazyConv2d(2, 2), _normal(1, 1, 3, 3)),
+    ("LazyConv3d", lambda: nn.LazyConv3d(2, 2), _normal(1, 1, 2, 2, 2)),
+    ("LazyConvTranspose1d", lambda: nn.LazyConvTranspose1d(2, 2), _normal(1, 2, 3)),
+    ("LazyConvTranspose2d", lambda: nn.LazyConvTranspose2d(2, 2), _normal(1, 1, 2, 2)),
+    ("LazyConvTranspose3d", lambda: nn.LazyConvTranspose3d(1, 2), _normal(1, 1, 1, 2, 2)),
+    ("LazyBatchNorm1d", lambda: nn.LazyBatchNorm1d(), _normal(4, 3)),
+    ("LazyBatchNorm2d", lambda: nn.LazyBatchNorm2d(), _normal(2, 2, 2, 2)),
+    ("LazyBatchNorm3d", lambda: nn.LazyBatchNorm3d(), _normal(2, 2, 2, 2, 2)),
+    ("DataParallel(Linear)", lambda: nn.DataParallel(nn.Linear(3, 2)), _normal(4, 3)),
+]  # fmt: skip

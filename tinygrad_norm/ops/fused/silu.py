@@ -24,7 +24,7 @@ class Silu(Function):
     >>> x = tg.tensor([0.0, 2.0], requires_grad=True)
     >>> Silu.apply(x).sum().backward()
     >>> x.grad   # s (1 + x (1 - s)): 0.5 at 0
-    tensor([0.5000, 1.0907])
+    tensor([0.5000, 1.0908])
     """
 
     formula = "grad_x = grad_out * s * (1 + x * (1 - s))     (s = sigmoid(x))"
