@@ -51,12 +51,12 @@ from .lazy import (
     LazyLinear,
 )
 from .linear import Conv1D, Embedding, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
-from .loss_more import (
+from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CosineSimilarity,
+    CrossEntropyLoss,
     CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -64,6 +64,8 @@ from .loss_more import (
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
     PairwiseDistance,
     PoissonNLLLoss,
     SmoothL1Loss,
