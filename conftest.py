@@ -9,3 +9,5 @@ import importlib.util
 collect_ignore = ["tinygrad_norm/bench/course", "tinygrad_norm/compat/torch_shim"]
 if not importlib.util.find_spec("torch"):
     collect_ignore.append("tinygrad_norm/bench/torch_gpt.py")
+if not importlib.util.find_spec("tensorboard"):  # it raises PyTorch's ImportError without it
+    collect_ignore.append("tinygrad_norm/utils/tensorboard.py")
