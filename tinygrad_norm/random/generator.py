@@ -129,7 +129,7 @@ class Generator:
         return self._wrap(np.frombuffer(state.tobytes(), np.uint8).copy())
 
     # NOTE: the state is returned as a Tensor, but this module cannot import tensor.py (which
-    # imports it): sampling.py, which imports both, sets `_wrap` to `Tensor._make`.
+    # imports it): functions/sampling.py, which imports both, sets `_wrap` to `Tensor._make`.
     _wrap = staticmethod(np.asarray)
 
     def set_state(self, state) -> Generator:

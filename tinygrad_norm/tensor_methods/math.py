@@ -1,9 +1,9 @@
 """`MathMethods`: the standard elementwise math, reductions, scans and sorting as Tensor methods.
 
 Each method is one line on the ops: a primitive applied (`sin = method_of(Sin)`: `x.sin()` is
-`Sin.apply(x)`; ops/trig.py, ops/elementwise_more.py, ops/rounding.py) or a composed function
-(ops/math_composite.py, ops/reduce_more.py, ops/scan.py, ops/sort.py). A method that only passes
-its arguments on is that function itself: `isnan = M.isnan` makes `x.isnan()` the call
+`Sin.apply(x)`; ops/trig.py, ops/special.py, ops/rounding.py) or a composed function
+(ops/pointwise_composed.py, ops/reduce_composed.py, ops/scan.py, ops/sort.py). A method that
+only passes its arguments on is that function itself: `isnan = M.isnan` makes `x.isnan()` the call
 `M.isnan(x)`. Names, arguments and defaults are PyTorch's.
 """
 
