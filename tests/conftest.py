@@ -1,6 +1,10 @@
 """Shared pytest set-up. Tests that need PyTorch use ``torch = pytest.importorskip("torch")``."""
 
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -94,3 +98,39 @@ def _write_skip_reasons(terminalreporter):
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         terminalreporter.write_line(f"{count} {reason}" if "tests skipped" in reason else
                                     f"{count} skipped: {reason}")  # fmt: skip
+
+
+# --- the package as a user installs it: one wheel, built once ------------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    """(site, cwd, env): a non-editable install of a freshly built wheel, a directory outside
+    the repository, and an environment whose PYTHONPATH is only the install. Built once for
+    the tests that run the package as a user installs it (test_wheel, the exercises' wheel
+    test)."""
+    pytest.importorskip("setuptools", reason="building the wheel offline needs setuptools")
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "tinygrad_norm", source / "tinygrad_norm", ignore=ignore)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    build = pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), "."]
+    _succeeded(subprocess.run(build, cwd=source, capture_output=True, text=True, timeout=120))
+    (wheel,) = (tmp / "dist").glob("tinygrad_norm-*.whl")
+    site = tmp / "site"
+    install = pip + ["install", "--no-deps", "--no-index", "--target", str(site), str(wheel)]
+    _succeeded(subprocess.run(install, capture_output=True, text=True, timeout=120))
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site), "OPENBLAS_NUM_THREADS": "1"}
+    return site, elsewhere, env
+
+
+def _succeeded(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert done.returncode == 0, f"{done.args}\n{done.stdout}\n{done.stderr}"
+    return done

@@ -5,40 +5,11 @@ editable) into a temporary directory, the commands run from another one with PYT
 pointing only at that install. One build for the whole file (about 10 s).
 """
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(site, cwd, env): the installed wheel, a directory outside the repository, and an
-    environment whose PYTHONPATH is only the install."""
-    pytest.importorskip("setuptools", reason="building the wheel offline needs setuptools")
-    tmp = tmp_path_factory.mktemp("exercises_wheel")
-    source = tmp / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / "tinygrad_norm", source / "tinygrad_norm", ignore=ignore)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    build = pip + ["wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp / "dist"), "."]
-    _check(subprocess.run(build, cwd=source, capture_output=True, text=True, timeout=120))
-    (wheel,) = (tmp / "dist").glob("tinygrad_norm-*.whl")
-    site = tmp / "site"
-    install = pip + ["install", "--no-deps", "--no-index", "--target", str(site), str(wheel)]
-    _check(subprocess.run(install, capture_output=True, text=True, timeout=120))
-    elsewhere = tmp / "elsewhere"
-    elsewhere.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(site), "OPENBLAS_NUM_THREADS": "1"}
-    return site, elsewhere, env
 
 
 def _check(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
