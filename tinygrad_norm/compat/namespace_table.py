@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import json
 import pkgutil
+import subprocess
 import sys
 import types
 
@@ -159,10 +161,17 @@ def torch_names() -> dict:
 
     for lazy in sorted(getattr(torch, "_lazy_modules", ())):  # dir(torch) lists them once
         importlib.import_module(f"torch.{lazy}")  # imported, so the table is the same always
+    fresh = _fresh_names()
     namespaces = {}
     for path in NAMESPACES:
         owner = torch.Tensor if path == "torch.Tensor" else importlib.import_module(path)
-        namespaces[path] = sorted(n for n in dir(owner) if _is_public(owner, n))
+        names = [n for n in dir(owner) if _is_public(owner, n)]
+        # a submodule another import brought in (torch.numa, after some torch.X) is left out
+        namespaces[path] = sorted(
+            n
+            for n in names
+            if n in fresh[path] or not isinstance(getattr(owner, n, None), types.ModuleType)
+        )
     modules = importlib.import_module("torch.nn.modules")
     for info in pkgutil.iter_modules(modules.__path__):
         if not info.name.startswith("_"):
@@ -172,6 +181,26 @@ def torch_names() -> dict:
             names = listed if listed is not None else [n for n in dir(module) if n[:1].isupper()]
             namespaces[path] = sorted(n for n in names if _is_public(module, n))
     return namespaces
+
+
+def _fresh_names() -> dict:
+    """{namespace: dir()} in a new process that imports only torch (and its lazy modules, as
+    `torch_names` does): what a namespace holds must not depend on what this process imported."""
+    code = (
+        "import importlib, json, sys, torch\n"
+        "for lazy in sorted(getattr(torch, '_lazy_modules', ())):\n"
+        "    importlib.import_module(f'torch.{lazy}')\n"
+        "paths = json.loads(sys.argv[1])\n"
+        "print(json.dumps({p: dir(torch.Tensor if p == 'torch.Tensor' else "
+        "importlib.import_module(p)) for p in paths}))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(list(NAMESPACES))],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {path: set(names) for path, names in json.loads(done.stdout).items()}
 
 
 def _resolves(path: str, name: str) -> bool:

@@ -153,7 +153,15 @@ def _missing_tensor_attribute(tensor, name: str):
 
 
 def _alias(module: types.ModuleType) -> None:
-    sys.modules[torch_name(module.__name__)] = module
+    name = torch_name(module.__name__)
+    sys.modules[name] = module
+    parent_name, _, child = name.rpartition(".")
+    parent = sys.modules.get(parent_name)
+    if parent is not None and child not in vars(parent):
+        # NOTE: what the import system does for a submodule it loads; a module entered here
+        # before it was imported as torch.X (`import torch._dynamo`) would otherwise lack it.
+        setattr(parent, child, module)
+        _ATTACHED.append((parent, child))
     if "__getattr__" not in vars(module):
         module.__getattr__ = _missing_attribute(module)
         _PATCHED.append(module)
@@ -191,6 +199,7 @@ class TorchFinder(importlib.abc.MetaPathFinder):
 _FINDER = TorchFinder()
 _REAL_TORCH = {}  # real PyTorch modules imported before install_as_torch, put back by uninstall
 _PATCHED = []  # modules (and Tensor) given the "does not implement torch.X yet" __getattr__
+_ATTACHED = []  # (parent, name): submodules set as attributes of their torch parent
 
 
 def _is_torch_name(name: str) -> bool:
@@ -206,7 +215,7 @@ def install_as_torch() -> None:
     for name, module in list(sys.modules.items()):
         if _is_torch_name(name) and not getattr(module, "__name__", "").startswith(PACKAGE):
             _REAL_TORCH[name] = sys.modules.pop(name)  # real PyTorch, imported earlier
-    for name in TORCH_NAMES:
+    for name in sorted(TORCH_NAMES, key=lambda n: TORCH_NAMES[n].count(".")):  # parents first
         if sys.modules.get(name) is not None:
             _alias(sys.modules[name])
     tensor_class = importlib.import_module(PACKAGE).Tensor
@@ -230,3 +239,6 @@ def uninstall_as_torch() -> None:
     for module in _PATCHED:
         del module.__getattr__
     _PATCHED.clear()
+    for parent, child in _ATTACHED:
+        vars(parent).pop(child, None)
+    _ATTACHED.clear()
