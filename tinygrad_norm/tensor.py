@@ -21,8 +21,6 @@ tensor([[0.4000, 0.2000]])
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from . import dtypes
@@ -30,6 +28,7 @@ from .autograd import engine, node
 from .autograd.grad import grad as autograd_grad
 from .autograd.node import GraphTensor
 from .autograd.node_api import HookHandle
+from .autograd.output_hooks import hook_output, retain_output
 from .broadcast import ShapeError, broadcast_shape
 from .convert import to_array
 from .dtypes import numeric_dtype
@@ -327,7 +326,7 @@ class Tensor(
     def retain_grad(self) -> None:
         """Keep `.grad` for this non-leaf tensor too after backward (leaves always keep it)."""
         if self.grad_fn is not None:
-            self.grad_fn.retained = weakref.ref(self)
+            retain_output(self)
 
     def register_hook(self, hook) -> HookHandle:
         """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor
@@ -337,11 +336,12 @@ class Tensor(
                 "register_hook: this tensor does not require grad, so no gradient "
                 "will ever reach the hook"
             )
-        if self.grad_fn is None and self._hooks is None:
+        if self.grad_fn is not None:  # on one output of the node (of one or several)
+            return hook_output(self, hook)
+        if self._hooks is None:
             self._hooks = []
-        hooks = self._hooks if self.grad_fn is None else self.grad_fn.hooks
-        hooks.append(hook)
-        return HookHandle(hooks, hook)
+        self._hooks.append(hook)
+        return HookHandle(self._hooks, hook)
 
     # --- operators -----------------------------------------------------------------------------
     def _binary(self, op, other, reverse=False) -> Tensor:

@@ -24,13 +24,21 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from .accumulate import accumulate_grad, plus
 from .anomaly import check_gradients, is_anomaly_enabled
 from .backward_call import call_backward, run_post_hooks
 from .grad_mode import enable_grad, no_grad
 from .node import HINT, Context, GraphTensor
-from .node_api import PreHook
+from .output_hooks import output_gradient_ready, run_hooks
+
+__all__ = [
+    "Step",
+    "accumulate_grad",
+    "backward_steps",
+    "gradient_key",
+    "run_backward",
+    "topological_sort",
+]
 
 
 class Step(NamedTuple):
@@ -186,78 +194,13 @@ def add_gradient(grads: dict, key: int, grad, create_graph: bool) -> None:
         # further use (a weight used at every step of an RNN)
         entry[0].array += grad.array
     else:
-        entry[0], entry[1] = _plus(entry[0], grad, create_graph), True
+        entry[0], entry[1] = plus(entry[0], grad, create_graph), True
 
 
 def take_gradient(grads: dict, key: int):
     """The sum of the gradients `key` received (None if none), taken out of `grads`."""
     entry = grads.pop(key, None)
     return None if entry is None else entry[0]
-
-
-def _plus(a, b, create_graph: bool):
-    """a + b for two gradients: recorded under create_graph (a gradient of gradients)."""
-    if create_graph:
-        return a + b
-    # NOTE: nothing to record, so the arrays are added directly, without a node
-    return b._make(np.asarray(a.array + b.array))  # np.asarray: a 0-d sum stays an array
-
-
-def run_hooks(hooks, grad):
-    """Call each hook on the gradient; a hook that returns a Tensor replaces it."""
-    for hook in hooks:
-        result = hook(grad)
-        if result is not None:
-            if tuple(result.shape) != tuple(grad.shape):
-                raise RuntimeError(
-                    f"hook {getattr(hook, '__name__', hook)!s} returned a gradient of shape "
-                    f"{tuple(result.shape)} for a gradient of shape {tuple(grad.shape)}; a hook "
-                    "must return a gradient of the same shape (or None to keep it)"
-                )
-            grad = result
-    return grad
-
-
-def output_gradient_ready(node, grad_output, capture: dict | None, create_graph: bool):
-    """A node's output gradient is complete: its hooks see it (and may replace it), then
-    `retain_grad()` or `autograd.grad`'s capture keeps it. Returns the gradient to use."""
-    if not node.hooks and node.retained is None and capture is None:
-        return grad_output  # the usual node has none of the three
-    if node.n_outputs > 1:
-        return _outputs_ready(node, grad_output, capture)
-    grad_output = run_hooks(node.hooks, grad_output)
-    keep_for_retain_grad(node, grad_output, capture, create_graph)
-    return grad_output
-
-
-def _outputs_ready(node, grad_outputs: tuple, capture: dict | None) -> tuple:
-    """`output_gradient_ready` for a node with several outputs: node pre-hooks see the tuple;
-    autograd.grad captures each output's gradient under (id(node), k)."""
-    for hook in node.hooks:
-        if not isinstance(hook, PreHook):
-            raise RuntimeError(
-                f"{node.name}: a hook or retain_grad() on one output of a Function with several "
-                "outputs is not supported here; register a hook on the node instead "
-                "(y.grad_fn.register_prehook(fn): fn receives one gradient per output)"
-            )
-        result = hook.hook(grad_outputs)
-        grad_outputs = grad_outputs if result is None else tuple(result)
-    if node.retained is not None:
-        raise RuntimeError(f"{node.name}: retain_grad() on one output of several is not supported")
-    for k, grad in enumerate(grad_outputs):
-        if capture is not None and (id(node), k) in capture:
-            capture[id(node), k] = grad
-    return grad_outputs
-
-
-def keep_for_retain_grad(node, grad_output, capture: dict | None, create_graph: bool) -> None:
-    """A node's output gradient is complete: capture it for `autograd.grad`, or store it as the
-    output tensor's `.grad` if `retain_grad()` asked for that."""
-    if capture is not None:
-        if id(node) in capture:
-            capture[id(node)] = grad_output
-    elif node.retained is not None and (tensor := node.retained()) is not None:
-        accumulate_grad(tensor, grad_output, create_graph)
 
 
 def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> None:
@@ -267,25 +210,3 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
         accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
     elif id(leaf) in capture:
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
-
-
-def accumulate_grad(tensor, grad, create_graph: bool) -> None:
-    """`tensor.grad += grad`, as PyTorch's AccumulateGrad does it.
-
-    - the first gradient is copied: the same gradient Tensor can reach two leaves (`a + b`
-      sends one to both), and each `.grad` must be its own array (under `create_graph` the copy
-      is a recorded `clone()`, so the gradient stays differentiable);
-    - later gradients are added into that same Tensor in place, so `g = w.grad` held across a
-      second backward sees the sum, and `g.zero_()` reaches the parameter;
-    - under `create_graph` the sum is a new, differentiable Tensor that replaces `.grad`.
-    """
-    current = tensor.grad
-    if current is None:
-        tensor.grad = grad.clone() if create_graph else grad._make(grad.array.copy())
-    elif create_graph or not current.array.flags.writeable:
-        tensor.grad = _plus(current, grad, create_graph)  # recorded, or beside a read-only .grad
-    else:
-        # NOTE: in place, into the array `.grad` holds: every reference to it sees the sum
-        current.array += grad.array
-        if current._versions is not None:
-            current._versions[0] += 1

@@ -36,6 +36,7 @@ import numpy as np
 from ..autograd.function import refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import GraphTensor
+from ..autograd.output_hooks import move_retained
 from ..broadcast import ShapeError, broadcasts_to
 from ..convert import number_as
 from ..ops import composite as C
@@ -94,7 +95,7 @@ class InPlaceMethods:
         _write(self, op, new.array)
         if recording:
             if self.grad_fn is not None:  # retain_grad() moves with the tensor to its new node
-                new.grad_fn.retained, self.grad_fn.retained = self.grad_fn.retained, None
+                move_retained(self.grad_fn, new.grad_fn, self)
             self.grad_fn, self.requires_grad = new.grad_fn, new.requires_grad
         return self
 
