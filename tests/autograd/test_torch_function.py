@@ -215,14 +215,57 @@ class CubeOnce(Function):
         return grad_output * 3 * x**2
 
 
-def test_once_differentiable_works_once_and_refuses_a_second_time_by_name():
-    x = leaf(2.0)
+def once_differentiable_script(torch, CubeOnce) -> list:
+    """What a second derivative through a @once_differentiable backward gives (as PyTorch:
+    refused when a gradient the backward received requires grad, else a constant)."""
+    seen = []
+    x = torch.tensor([2.0], dtype=torch.float64, requires_grad=True)
     CubeOnce.apply(x).backward()
-    assert x.grad.tolist() == [12.0]
-    (g,) = tg.autograd.grad(CubeOnce.apply(x), x, tg.ones(1, dtype=tg.float64), create_graph=True)
-    assert g.tolist() == [12.0]
+    seen.append(x.grad.tolist())
+    (g,) = torch.autograd.grad(CubeOnce.apply(x), x, torch.ones(1, dtype=torch.float64),
+                               create_graph=True)  # fmt: skip
+    seen.append((g.tolist(), g.requires_grad))  # grad_output ones: g is a constant
+    (g,) = torch.autograd.grad(CubeOnce.apply(x) ** 2, x, create_graph=True)
+    seen.append((g.tolist(), g.requires_grad))  # grad_output 2 y requires grad: g is marked
+    try:
+        g.backward()
+    except RuntimeError as error:
+        seen.append(str(error).split(" (")[0])
+    return seen
+
+
+def test_once_differentiable_works_once_and_refuses_a_second_time_by_name():
+    seen = once_differentiable_script(tg, CubeOnce)
+    assert seen[:3] == [[12.0], ([12.0], False), ([192.0], True)]
+    assert (
+        seen[3]
+        == "trying to differentiate twice a function that was marked with @once_differentiable"
+    )
+    y = CubeOnce.apply(x := leaf(2.0)) ** 2
+    (g,) = tg.autograd.grad(y, x, create_graph=True)
     with pytest.raises(RuntimeError, match=r"differentiate twice.*@once_differentiable.*CubeOnce"):
         g.backward()
+
+
+@pytest.mark.oracle
+def test_once_differentiable_refuses_as_pytorch():
+    torch = pytest.importorskip("torch")
+
+    class TorchCubeOnce(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        @torch.autograd.function.once_differentiable
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * 3 * x**2
+
+    assert once_differentiable_script(tg, CubeOnce) == once_differentiable_script(
+        torch, TorchCubeOnce
+    )
 
 
 def test_vmap_rule_is_not_here_with_the_reason():

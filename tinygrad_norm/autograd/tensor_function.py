@@ -188,11 +188,12 @@ def _is_in(tensor, tensors) -> bool:
 
 
 class _OnceDifferentiated(ArrayFunction):
-    """A gradient made by a backward marked @once_differentiable: differentiating it again
-    is an error, not a silent zero."""
+    """A gradient made by a backward marked @once_differentiable, when a gradient it received
+    requires grad: differentiating it again is an error, not a silent zero (PyTorch's
+    DelayedError node)."""
 
     @staticmethod
-    def forward(ctx, grad, *anchors):
+    def forward(ctx, grad):
         return grad.copy()
 
     @staticmethod
@@ -207,8 +208,10 @@ class _OnceDifferentiated(ArrayFunction):
 
 def once_differentiable(backward):
     """Decorate a Function's backward that is not itself differentiable (it may use NumPy):
-    it runs with grad mode off; under `create_graph=True` its gradients carry a node that
-    raises if a second derivative goes through it."""
+    it runs with grad mode off. As in PyTorch, when it runs under `create_graph=True` and a
+    gradient it receives requires grad, each gradient it returns is a new leaf's result whose
+    node raises if a second derivative goes through it; otherwise its gradients are constants
+    (no grad_fn)."""
 
     @functools.wraps(backward)
     def wrapper(ctx, *grad_outputs):
@@ -216,11 +219,10 @@ def once_differentiable(backward):
             result = backward(ctx, *grad_outputs)
         if not is_grad_enabled():  # the engine enables grad mode only under create_graph
             return result
-        anchors = [t for t in (*ctx.inputs, *grad_outputs) if _requires_grad(t)]
-        if not anchors:
+        if not any(_requires_grad(g) for g in grad_outputs):
             return result
         results = result if isinstance(result, tuple) else (result,)
-        marked = tuple(_mark(ctx, g, anchors) for g in results)
+        marked = tuple(_mark(ctx, g) for g in results)
         return marked if isinstance(result, tuple) else marked[0]
 
     return wrapper
@@ -230,9 +232,11 @@ def _requires_grad(t) -> bool:
     return isinstance(t, GraphTensor) and t.requires_grad
 
 
-def _mark(ctx, grad, anchors: list):
+def _mark(ctx, grad):
+    """`grad` as the output of a node that refuses to be differentiated; its input is a new
+    leaf (not joined to the graph, as PyTorch's detached alias)."""
     if not isinstance(grad, GraphTensor):
         return grad
-    marked = _OnceDifferentiated.apply(grad, *anchors)
+    marked = _OnceDifferentiated.apply(grad._make(grad.array, True))
     marked.grad_fn.origin = ctx.name
     return marked
