@@ -117,9 +117,11 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad_output = tuple(take_gradient(grads, (id(node), k)) for k in range(node.n_outputs))
             grad_output = None if all(g is None for g in grad_output) else grad_output
         grad_inputs: tuple = (None,) * len(node.edges)
-        if grad_output is not None:
+        if grad_output is not None or node.runs_without_gradient:
             if node.released:
                 raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
+            if grad_output is None:  # a custom Function reached by no gradient: PyTorch calls it
+                grad_output = node.no_gradient()
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
             with grad_mode:
                 grad_inputs = call_backward(node, grad_output)

@@ -78,6 +78,7 @@ class Context(PyTorchNode):
     n_outputs = 1  # a PyTorch-style Function with several outputs sets its own (engine.py)
     post_hooks = ()  # `register_hook(fn)`: fn(grad_inputs, grad_outputs) after backward ran
     materialize_grads = True  # an output that received no gradient: zeros (False: None)
+    runs_without_gradient = False  # backward runs even when no gradient reached the node
 
     def __init__(self, fn: type, needs_input_grad: tuple[bool, ...]):
         # What every call has (most calls, e.g. the ops inside a backward, stop here) ...

@@ -62,6 +62,9 @@ class FunctionCtx(Context):
     non_differentiable: tuple = ()  # outputs that are constants (mark_non_differentiable)
     saved_for_forward: tuple = ()  # kept for a jvp rule (forward mode here needs none)
     output_arrays: tuple = ()  # each output's array (None for a non-Tensor output)
+    # PyTorch's engine calls a custom Function's backward even when every output's gradient is
+    # undefined (zeros, or None after set_materialize_grads(False)); built-in ops then send none
+    runs_without_gradient = True
 
     def mark_dirty(self, *tensors) -> None:
         """Forward changed these inputs in place (and returns them)."""
@@ -77,9 +80,13 @@ class FunctionCtx(Context):
         self.materialize_grads = bool(value)
 
     def save_for_forward(self, *tensors) -> None:
-        """Kept for a `jvp` rule. Forward mode here is the double-vjp identity (func/), which
-        uses backward, so nothing reads these; they are kept as PyTorch does."""
+        """Kept for a `jvp` rule (which may also read `ctx.saved_tensors`)."""
         self.saved_for_forward = tensors
+
+    def no_gradient(self):
+        """What backward receives when no output received a gradient: zeros (or None)."""
+        grads = self.materialize((None,) * self.n_outputs)
+        return grads if self.n_outputs > 1 else grads[0]
 
     def materialize(self, grad_outputs: tuple) -> tuple:
         """One gradient per output for backward: zeros where none arrived (unless
@@ -119,9 +126,12 @@ class Function:
 
     @staticmethod
     def jvp(ctx: FunctionCtx, *grad_inputs):
+        """Forward mode's rule: the output's tangent from one tangent per forward argument.
+        gradcheck's `check_forward_ad` uses it (and, as PyTorch, refuses a Function without
+        it); torch.func.jvp / forward_ad here use the double-vjp identity through backward."""
         raise NotImplementedError(
-            "Function.jvp: forward mode here is the double-vjp identity (torch.func.jvp), "
-            "which uses backward; no jvp rule is needed"
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
         )
 
     @staticmethod

@@ -142,9 +142,16 @@ def run_gradgradcheck(fn, inputs, grad_outputs, settings: Settings, raise_except
         if raise_exception:
             raise GradcheckError(str(result), result, op=culprits[0])
         return result
-    n_inputs = len(inputs)
+    first, label = first_derivatives(fn, len(inputs)), f"the gradient of {name}"
+    where = label if name.isidentifier() else None
+    grad_inputs = inputs + tuple(grad_outputs)
+    return run(first, grad_inputs, settings, raise_exception, "gradgradcheck", label, where)
 
-    def first_derivatives(*args):
+
+def first_derivatives(fn, n_inputs: int):
+    """(inputs..., v...) -> the gradients vᵀJ of fn, differentiable (create_graph)."""
+
+    def first(*args):
         xs, vs = args[:n_inputs], args[n_inputs:]
         outs = _differentiable(_outputs(fn(*xs)))
         diff = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
@@ -153,13 +160,7 @@ def run_gradgradcheck(fn, inputs, grad_outputs, settings: Settings, raise_except
             Tensor._make(np.zeros_like(x.array)) if g is None else g for x, g in zip(diff, grads)
         )
 
-    label = f"the gradient of {name}"
-    first_derivatives.__name__ = label
-    where = label if name.isidentifier() else None
-    grad_inputs = inputs + tuple(grad_outputs)
-    return run(
-        first_derivatives, grad_inputs, settings, raise_exception, "gradgradcheck", label, where
-    )
+    return first
 
 
 # --- the run -----------------------------------------------------------------------------------
@@ -470,9 +471,7 @@ def _grad_outputs(grad_outputs, outputs: list) -> list:
                 f"gradgradcheck: {len(given)} grad_outputs for {len(outputs)} outputs that "
                 "require grad; give one per output"
             )
-        values = [
-            np.array(g.array if isinstance(g, Tensor) else g, dtype=np.float64) for g in given
-        ]
+        values = [np.array(getattr(g, "array", g), dtype=np.float64) for g in given]
     result = []
     for k, value in enumerate(values):
         leaf = Tensor._make(value, requires_grad=True)

@@ -14,8 +14,9 @@ PyTorch, only the inputs that require grad and the floating-point outputs.
 
 PyTorch's rule for float32 inputs applies here too: a warning, then the check (which usually
 fails: finite differences need float64). `tg.gradcheck` instead refuses float32 with an error
-that explains why. The checks PyTorch runs through vmap or forward mode
-(`check_batched_grad`, `check_forward_ad`, ...) are not run; their arguments are accepted.
+that explains why. `check_undefined_grad` (on by default, as in PyTorch), `check_batched_grad`
+and `check_forward_ad` run their checks (torch_checks.py); `check_batched_forward_grad` and
+`masked` are accepted and change nothing.
 
 This module is also `torch.autograd.gradcheck` as a module path
 (`from torch.autograd.gradcheck import GradcheckError`).
@@ -26,8 +27,18 @@ from __future__ import annotations
 import warnings
 from dataclasses import replace
 
+from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from .check import Settings, _as_tuple, _name, run, run_gradgradcheck
+from . import torch_checks
+from .check import (
+    Settings,
+    _as_tuple,
+    _grad_outputs,
+    _name,
+    first_derivatives,
+    run,
+    run_gradgradcheck,
+)
 from .report import STATUS_NONDET, STATUS_SHAPE, GradcheckError, GradcheckResult
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -39,13 +50,40 @@ def gradcheck(
     check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
     fast_mode=False, masked=None,
 ) -> bool:  # fmt: skip
-    """PyTorch's gradcheck: True, or GradcheckError (False with raise_exception=False)."""
+    """PyTorch's gradcheck: True, or GradcheckError (False with raise_exception=False).
+
+    In PyTorch's order: the Jacobian from backward against finite differences, the Jacobian
+    from forward mode (`check_forward_ad`), then, from backward, batched gradients
+    (`check_batched_grad`), zero gradients for zero grad_outputs, and undefined output
+    gradients (`check_undefined_grad`): torch_checks.py."""
+    _refuse_flags(check_forward_ad, check_backward_ad, check_batched_grad,
+                  check_batched_forward_grad)  # fmt: skip
     inputs = _as_tuple(inputs)
+    _require_an_input_requiring_grad(inputs)
     settings = _settings(inputs, eps, atol, rtol, fast_mode, nondet_tol)
     name = _name(func)
     where = name if name.isidentifier() else None
-    result = run(func, inputs, settings, False, "gradcheck", name, where)
-    return _answer(result, inputs, raise_exception)
+    try:
+        if check_backward_ad:
+            result = run(func, inputs, settings, False, "gradcheck", name, where)
+            _answer(result, inputs, True)
+        if check_forward_ad:
+            torch_checks.check_forward_ad(func, inputs, eps, atol, rtol)
+        if check_backward_ad:
+            with enable_grad():
+                outputs = torch_checks.differentiable(func(*inputs))
+            if check_batched_grad:
+                for k, output in enumerate(outputs):
+                    torch_checks.check_batched_grad(inputs, output, k)
+            if outputs:
+                torch_checks.check_multiplied_by_grad_output(outputs, inputs)
+            if check_undefined_grad and outputs:
+                torch_checks.check_undefined_grad(func, inputs)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
 
 
 def gradgradcheck(
@@ -54,21 +92,89 @@ def gradgradcheck(
     check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
     check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False,
 ) -> bool:  # fmt: skip
-    """PyTorch's gradgradcheck: second derivatives; True, or GradcheckError."""
+    """PyTorch's gradgradcheck: second derivatives; True, or GradcheckError. As in PyTorch,
+    the further checks (`check_undefined_grad`, `check_batched_grad`, `check_fwd_over_rev`)
+    run on the function that gives the first derivatives."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
     inputs = _as_tuple(inputs)
+    _require_an_input_requiring_grad(inputs)
     settings = _settings(inputs, eps, atol, rtol, fast_mode, nondet_tol)
     try:
-        result = run_gradgradcheck(func, inputs, grad_outputs, settings, False)
+        if check_rev_over_rev:
+            result = run_gradgradcheck(func, inputs, grad_outputs, settings, False)
+            _answer(result, inputs, True)
+        first = first_derivatives(func, len(inputs))
+        with enable_grad():
+            outputs = [
+                o for o in torch_checks.differentiable(func(*inputs)) if o.array.dtype.kind == "f"
+            ]
+        grad_inputs = inputs + tuple(_grad_outputs(grad_outputs, outputs))
+        if check_fwd_over_rev:
+            torch_checks.check_forward_ad(first, grad_inputs, eps, atol, rtol)
+        if check_rev_over_rev:
+            _further(first, grad_inputs, check_batched_grad, check_undefined_grad)
+        return True
     except RuntimeError as error:
-        if "once_differentiable" not in str(error):
+        if not isinstance(error, GradcheckError) and "once_differentiable" not in str(error):
             raise
         # PyTorch finds the second derivative zero there and reports a mismatch; here the
         # node says why
         if not raise_exception:
             return False
+        if isinstance(error, GradcheckError):
+            raise
         headline = "Jacobian mismatch for output 0 with respect to input 0,\n"
         raise GradcheckError(headline + str(error)) from error
-    return _answer(result, inputs, raise_exception)
+
+
+def _further(first, grad_inputs: tuple, batched: bool, undefined: bool) -> bool:
+    """gradcheck's checks after the Jacobian, on the first-derivative function."""
+    with enable_grad():
+        outputs = torch_checks.differentiable(first(*grad_inputs))
+    if batched:
+        for k, output in enumerate(outputs):
+            torch_checks.check_batched_grad(grad_inputs, output, k)
+    if outputs:
+        torch_checks.check_multiplied_by_grad_output(outputs, grad_inputs)
+    if undefined and outputs:
+        torch_checks.check_undefined_grad(first, grad_inputs)
+    return True
+
+
+def _refuse_flags(forward_ad: bool, backward_ad: bool, batched: bool, batched_forward: bool):
+    """PyTorch's AssertionErrors for flags that cannot go together."""
+    if not (forward_ad or backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if batched and not backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if batched_forward and not forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+        )
+
+
+def _require_an_input_requiring_grad(inputs: tuple) -> None:
+    if not any(_requires_grad(x) for x in inputs):
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of "
+            "them have requires_grad=True. (tinygrad_norm: create the inputs with "
+            "requires_grad=True)"
+        )
 
 
 def _settings(inputs: tuple, eps, atol, rtol, fast_mode, nondet_tol) -> Settings:
