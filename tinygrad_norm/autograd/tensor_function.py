@@ -79,6 +79,15 @@ class FunctionCtx(Context):
         False: it gets None."""
         self.materialize_grads = bool(value)
 
+    in_jvp = False  # True while jvp runs: saved_tensors are then what save_for_forward kept
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """What save_for_backward kept; inside `jvp`, what save_for_forward kept (PyTorch)."""
+        if self.in_jvp:
+            return tuple(self.saved_for_forward)
+        return Context.saved_tensors.fget(self)
+
     def save_for_forward(self, *tensors) -> None:
         """Kept for a `jvp` rule (which may also read `ctx.saved_tensors`)."""
         self.saved_for_forward = tensors

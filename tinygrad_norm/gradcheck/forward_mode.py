@@ -5,7 +5,8 @@ the outputs: each node turns its inputs' tangents into its output's tangent, J_n
 
 - a custom `torch.autograd.Function` uses its own `jvp(ctx, *tangents)` (one tangent per
   forward argument: zeros for a Tensor without one, None for the rest; None throughout after
-  `ctx.set_materialize_grads(False)`). Without a `jvp` it raises NotImplementedError, as
+  `ctx.set_materialize_grads(False)`; `ctx.saved_tensors` there are what `save_for_forward`
+  kept). Without a `jvp` it raises NotImplementedError, as
   PyTorch does: a planted mistake in a jvp is what this check exists to find;
 - every other node by the double-vjp identity on that node alone: with u = 0 requiring grad,
   its backward gives g_i(u) = J_iᵀ u for each input i, and d(Σ_i g_i(u)·t_i)/du = Σ_i J_i t_i.
@@ -105,8 +106,12 @@ def _custom_jvp(node: FunctionCtx, ins: list) -> tuple:
         if t is None and node.materialize_grads:
             t = a._make(np.zeros_like(a.array))
         arguments.append(t)
-    with no_grad():
-        out = node.fn.jvp(node, *arguments)
+    node.in_jvp = True  # ctx.saved_tensors: what save_for_forward kept, as in PyTorch
+    try:
+        with no_grad():
+            out = node.fn.jvp(node, *arguments)
+    finally:
+        node.in_jvp = False
     return out if isinstance(out, tuple) else (out,)
 
 

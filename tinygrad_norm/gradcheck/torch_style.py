@@ -28,6 +28,7 @@ import warnings
 from dataclasses import replace
 
 from ..autograd.grad_mode import enable_grad
+from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from . import torch_checks
 from .check import (
@@ -65,7 +66,8 @@ def gradcheck(
     where = name if name.isidentifier() else None
     try:
         if check_backward_ad:
-            result = run(func, inputs, settings, False, "gradcheck", name, where)
+            checked = _differentiable_outputs_only(func, inputs)
+            result = run(checked, inputs, settings, False, "gradcheck", name, where)
             _answer(result, inputs, True)
         if check_forward_ad:
             torch_checks.check_forward_ad(func, inputs, eps, atol, rtol)
@@ -150,6 +152,24 @@ def _further(first, grad_inputs: tuple, batched: bool, undefined: bool) -> bool:
     if undefined and outputs:
         torch_checks.check_undefined_grad(first, grad_inputs)
     return True
+
+
+def _differentiable_outputs_only(func, inputs: tuple):
+    """func, or func keeping only its outputs that require grad when some do not: PyTorch
+    checks only those (and, when none does, that the numerical Jacobian is zero)."""
+    start = get_rng_state()
+    with enable_grad():
+        outputs = _as_tuple(func(*inputs))
+    set_rng_state(start)
+    keep = [k for k, o in enumerate(outputs) if _requires_grad(o)]
+    if not keep or len(keep) == len(outputs):
+        return func
+
+    def differentiable_outputs(*args):
+        returned = _as_tuple(func(*args))
+        return tuple(returned[k] for k in keep)
+
+    return differentiable_outputs
 
 
 def _refuse_flags(forward_ad: bool, backward_ad: bool, batched: bool, batched_forward: bool):
