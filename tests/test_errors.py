@@ -277,7 +277,7 @@ CASES = [
     Case("Embedding: index out of range", lambda: nn.Embedding(5, 2)(tg.tensor([1, 5])),
          IndexError, "Embedding", ["index 5", "num_embeddings=5"], ["0 .. 4", "too small"]),
     Case("Embedding: float indices", lambda: nn.Embedding(5, 2)(tg.tensor([1.0, 2.0])),
-         TypeError, "embedding", ["float32"], [".long()"]),
+         DtypeError, "embedding", ["float32"], [".long()"]),
     Case("LayerNorm: trailing shape", lambda: nn.LayerNorm((3, 4))(tg.ones(2, 4, 3)),
          ValueError, "LayerNorm", ["(3, 4)", "(2, 4, 3)", "(4, 3)"], ["trailing shape"]),
     Case("LayerNorm: more dimensions than the input",

@@ -259,6 +259,13 @@ def refuse_bool_subtraction(a: np.ndarray, b) -> None:
         )
 
 
+def refuse_bool(op: str, *operands, error=NotImplementedError, fix="e.g. x.long() or x.float()"):
+    """PyTorch has no bool kernel for `op` (floor, matmul, pow, clamp to numbers, argmax, ...):
+    raise its class when every operand (a Tensor, an array or a Python bool) holds bools."""
+    if all(np.asarray(getattr(v, "array", v)).dtype == np.bool_ for v in operands):
+        raise error(f"{op}: not implemented for bool tensors (as in PyTorch); convert first, {fix}")
+
+
 # --- PyTorch's type promotion: the one rule every op with several inputs uses ---------------
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # bool < integer < floating < complex
 

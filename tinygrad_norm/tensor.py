@@ -395,9 +395,15 @@ class Tensor(
             )
         if type(other) in (int, float) and other in FAST_EXPONENTS and self.array.dtype.kind == "f":
             return PowScalar.apply(self, other)  # x ** 3 as x * x * x (ops/fused/power.py)
+        if self.array.dtype == np.bool_:  # PyTorch: mask ** True is the mask, ** False all True
+            if type(other) is bool:
+                return self._binary(Pow, int(other)).bool()
+            dtypes.refuse_bool("pow", self, other)
         return self._binary(Pow, other)
 
     def __rpow__(self, other):
+        if self.array.dtype == np.bool_:
+            dtypes.refuse_bool("pow", other, self)
         return self._binary(Pow, other, reverse=True)
 
     def __matmul__(self, other):
@@ -450,7 +456,7 @@ class Tensor(
 
     # --- indexing ------------------------------------------------------------------------------
     def __getitem__(self, index) -> Tensor:
-        index = normalize_index(index)
+        index = normalize_index(index, self.ndim)
         try:
             ints, rest = ints_first(index)
             if ints:  # PyTorch's order: the integers select, then the arrays index the rest

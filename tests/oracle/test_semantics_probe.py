@@ -5,12 +5,11 @@ semantics issue listed. Each case runs the same code on both libraries; results 
 dtypes, shapes, gradients, exception classes) must agree: 0 silent differences."""
 
 import itertools
-import warnings
 
-import numpy as np
 import pytest
 
 import tinygrad_norm as tg
+from tinygrad_norm.testing.probe import agrees, outcome
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.oracle
@@ -24,46 +23,6 @@ def case(area, name):
         return fn
 
     return register
-
-
-def _summary(value):
-    """What is compared: tensors as (dtype, shape, values), containers item by item."""
-    if isinstance(value, (tg.Tensor, torch.Tensor)):
-        array = value.detach().numpy() if isinstance(value, torch.Tensor) else value.numpy()
-        return ("tensor", str(value.dtype).replace("torch.", ""), tuple(value.shape), array)
-    if isinstance(value, (tuple, list)):
-        return tuple(_summary(v) for v in value)
-    return value
-
-
-def _run(fn, lib):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _summary(fn(lib))
-    except Exception as error:  # noqa: BLE001 - the class is what is compared
-        return ("error", [c.__name__ for c in type(error).__mro__])
-
-
-def _same(ours, theirs) -> bool:
-    if isinstance(theirs, tuple) and theirs and theirs[0] == "error":
-        return isinstance(ours, tuple) and ours[:1] == ("error",) and theirs[1][0] in ours[1]
-    if isinstance(theirs, tuple) and theirs and theirs[0] == "tensor":
-        if not (isinstance(ours, tuple) and ours[:3] == theirs[:3]):
-            return False
-        a, b = ours[3], theirs[3]
-        if a.dtype.kind in "biu":
-            return np.array_equal(a, b)
-        return np.allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)
-    if isinstance(theirs, tuple):
-        return (
-            isinstance(ours, tuple)
-            and len(ours) == len(theirs)
-            and all(_same(o, t) for o, t in zip(ours, theirs))
-        )
-    if isinstance(theirs, float) and isinstance(ours, float):
-        return ours == theirs or (np.isnan(ours) and np.isnan(theirs))
-    return ours == theirs
 
 
 # --- in-place changes of views inside a graph ---------------------------------------------------
@@ -516,8 +475,8 @@ for name, fn in FORMS.items():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_probe_case_matches_pytorch(name):
-    ours, theirs = _run(CASES[name], tg), _run(CASES[name], torch)
-    assert _same(ours, theirs), f"{name}:\n here    {ours}\n PyTorch {theirs}"
+    ours, theirs = outcome(CASES[name], tg), outcome(CASES[name], torch)
+    assert agrees(ours, theirs), f"{name}:\n here    {ours}\n PyTorch {theirs}"
 
 
 def test_the_probe_is_large_enough():

@@ -173,11 +173,20 @@ def _root(array):
 
 def refuse_stale_view(view, op: str) -> None:
     """A view's values follow its base's memory, but its grad_fn was fixed when it was taken:
-    after a recorded in-place change of the base, using the old view would send gradients
-    along the base's old history. PyTorch rebuilds the view's history; here, take it again."""
-    if view._base.grad_fn is not view._base_grad_fn:
-        raise RuntimeError(
-            f"{op}: this tensor is a view taken before its base was changed in place (the "
-            "change is recorded in the base's history, not in the view's); take the view "
-            "again after the in-place change, e.g. v = y[:2] once more"
-        )
+    after a recorded in-place change of the base, the view's history is rebuilt from the
+    base's new one (taken again by its `_view_index`, as PyTorch regenerates a view's grad_fn),
+    so `v = y[:, 1]; y.mul_(2); v.sum().backward()` sends gradients through the change. A view
+    taken some way that cannot be retaken is refused."""
+    if view._base.grad_fn is view._base_grad_fn or not is_grad_enabled():
+        return
+    index = view._view_index
+    if index is not None:
+        fresh = view._base[index] if isinstance(index, tuple) else index(view._base)
+        view.grad_fn, view.requires_grad = fresh.grad_fn, fresh.requires_grad
+        view._base_grad_fn = view._base.grad_fn
+        return
+    raise RuntimeError(
+        f"{op}: this tensor is a view taken before its base was changed in place (the "
+        "change is recorded in the base's history, not in the view's); take the view "
+        "again after the in-place change, e.g. v = y[:2] once more"
+    )

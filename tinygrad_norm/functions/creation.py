@@ -38,6 +38,19 @@ def _float(dtype):
     return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
 
 
+def floating_dtype(op: str, dtype, kinds: str = "f") -> np.dtype:
+    """`dtype` (default: the default float) for an op that makes real numbers; another kind is
+    PyTorch's NotImplementedError (it has no such kernel), not values silently cast."""
+    out = _float(dtype)
+    if out.kind not in kinds:
+        need = "a floating dtype" if kinds == "f" else "a number dtype, not bool"
+        raise NotImplementedError(
+            f"{op}: needs {need}, got {out} (PyTorch has no {out} kernel for it); make numbers "
+            "and convert them, e.g. .long() or .bool()" + (", or use tg.randint" * (kinds == "f"))
+        )
+    return out
+
+
 def tensor(data, requires_grad=False, dtype=None, name=None, *, device=None) -> Tensor:
     """The same as `Tensor(...)`: a new tensor holding a copy of `data`."""
     check_device("tensor", device)
@@ -127,14 +140,14 @@ def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, gener
     one)."""
     check_device("randn", device)
     gen, shape = resolve(generator, "randn"), _shape("randn", sizes, size)
-    return _new(transforms.normal(gen, shape, _float(dtype)), None, requires_grad)
+    return _new(transforms.normal(gen, shape, floating_dtype("randn", dtype)), None, requires_grad)
 
 
 def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     """Samples of the uniform distribution on [0, 1), from `generator` (or the global one)."""
     check_device("rand", device)
     gen, shape = resolve(generator, "rand"), _shape("rand", sizes, size)
-    return _new(transforms.uniform(gen, shape, _float(dtype)), None, requires_grad)
+    return _new(transforms.uniform(gen, shape, floating_dtype("rand", dtype)), None, requires_grad)
 
 
 def randint(
@@ -182,6 +195,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
             f"{-step} to count {'down' if step > 0 else 'up'}"
         )
     values = np.arange(start, end, step)
+    if dtype is not None:
+        floating_dtype("arange", dtype, kinds="uif")  # bool: PyTorch's NotImplementedError
     if dtype is None:
         dtype = np.int64 if values.dtype.kind in "iu" else dtypes.get_default_dtype()
     return _new(values, dtype, requires_grad)
@@ -191,7 +206,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     check_device("linspace", device)
     if int(steps) < 0:
         raise RuntimeError(f"linspace: number of steps must be non-negative, got steps={steps}")
-    return _new(np.linspace(start, end, int(steps)), _float(dtype), requires_grad)
+    dtype = floating_dtype("linspace", dtype, kinds="uif")  # bool: PyTorch's NotImplementedError
+    return _new(np.linspace(start, end, int(steps)), dtype, requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -21,7 +21,7 @@ from ..broadcast import broadcast_shape
 from ..devices import check as check_device
 from ..random import Generator, draw_multinomial, resolve, transforms
 from ..tensor import Tensor
-from .creation import as_tensor
+from .creation import as_tensor, floating_dtype
 
 Generator._wrap = staticmethod(Tensor._make)  # get_state() returns a uint8 Tensor (random.py)
 
@@ -99,7 +99,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")
         out_dtype = np.result_type(*floating) if dtype is None else dtype
-    out_dtype = np.dtype(out_dtype)
+    out_dtype = floating_dtype("normal", out_dtype)
     if size is not None:  # PyTorch: normal_(mean, std), mean and std inside the kernel
         values = transforms.normal(gen, shape, out_dtype, float(mean_a), float(std_a))
     else:  # PyTorch: standard normals, then * std + mean

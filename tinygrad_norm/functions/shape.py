@@ -68,19 +68,62 @@ def triu(x, diagonal=0):
     return C.triu(_t(x), diagonal)
 
 
+def _nonempty(op: str, tensors) -> list:
+    """The tensors to join, as Tensors; none at all is PyTorch's RuntimeError."""
+    if not tensors:
+        raise RuntimeError(f"{op}: expected a non-empty list of tensors, got an empty one")
+    return [_tensor_argument(op, t, "tensors") for t in tensors]
+
+
 def hstack(tensors):
     """Concatenate along dim 1 (along dim 0 for 1-d tensors), as NumPy's hstack."""
-    tensors = [_t(t) for t in tensors]
+    tensors = atleast_1d(_nonempty("hstack", tensors))
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
     """Stack rows: 1-d tensors become rows of a matrix, others concatenate along dim 0."""
-    tensors = [_t(t) for t in tensors]
-    return cat([t.reshape(1, -1) if t.ndim < 2 else t for t in tensors], 0)
+    return cat(atleast_2d(_nonempty("vstack", tensors)), 0)
 
 
 row_stack = vstack
+
+
+def _at_least(op: str, shaped, tensors):
+    """`shaped(t)` for one Tensor; a tuple of them for several (or for one list)."""
+    many = len(tensors) != 1 or isinstance(tensors[0], (list, tuple))
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    out = tuple(shaped(_tensor_argument(op, t)) for t in tensors)
+    return out if many else out[0]
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least one dimension: a 0-d tensor becomes shape (1,) (a view)."""
+    return _at_least("atleast_1d", lambda t: t if t.ndim else t.reshape(1), tensors)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least two dimensions: () -> (1, 1), (n,) -> (1, n) (views)."""
+    return _at_least("atleast_2d", _two_dims, tensors)
+
+
+def _two_dims(t):
+    return t if t.ndim >= 2 else t.reshape((1,) * (2 - t.ndim) + t.shape)
+
+
+def atleast_3d(*tensors):
+    """At least three dimensions, as PyTorch: () -> (1, 1, 1), (n,) -> (1, n, 1),
+    (m, n) -> (m, n, 1) (views)."""
+    return _at_least("atleast_3d", _three_dims, tensors)
+
+
+def _three_dims(t):
+    if t.ndim == 0:
+        return t.reshape(1, 1, 1)
+    if t.ndim == 1:
+        return t.reshape(1, -1, 1)
+    return t.unsqueeze(-1) if t.ndim == 2 else t
 
 
 def unbind(input, dim=0):  # noqa: A002

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..broadcast import ShapeError
 from ..dtypes import get_default_dtype
 from ..functions.creation import as_tensor
 from . import functional as F
@@ -134,8 +135,8 @@ class LayerNorm(Module):
         """The trailing shape to normalize x over; fills in lazy weights at the first call."""
         if self.dimensions is None:
             shape = self.normalized_shape
-            if _trailing(x, len(shape)) != shape:
-                raise ValueError(
+            if _trailing(x, len(shape)) != shape:  # PyTorch's RuntimeError
+                raise ShapeError(
                     f"LayerNorm: expected an input whose last {len(shape)} axes are "
                     f"normalized_shape {shape}, got an input of shape {x.shape} (last axes "
                     f"{_trailing(x, len(shape))}); give LayerNorm the input's trailing shape"

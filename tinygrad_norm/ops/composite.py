@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
-from ..dtypes import DtypeError, get_default_dtype, require_same_dtype, result_type
+from ..dtypes import DtypeError, get_default_dtype, refuse_bool, require_same_dtype, result_type
 from .elementwise import Maximum, Minimum, Where
 from .linalg import MatMul
 from .movement import GetItem
@@ -287,6 +287,7 @@ def argmin(x, dim=None, keepdim=False):
 
 def _arg(op: str, pick, x, dim, keepdim: bool):
     """`pick` (np.argmax or np.argmin) over `dim`, or over all elements, as an int64 tensor."""
+    refuse_bool(f"{op}()", x, error=RuntimeError, fix="e.g. x.long()." + op + "()")
     dims = None if dim is None else normalize_dims(op, dim, x.ndim)
     _require_nonempty(op, x, dims)
     if dims is None:  # all elements (a 0-d tensor's only one is at index 0)
@@ -411,8 +412,10 @@ def _pair(a, b):
 def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
     """Limit x to [min, max]; the gradient passes where x is inside (boundaries included)."""
     if min is None and max is None:
-        raise ValueError("clamp: give at least one of min and max")
+        raise RuntimeError("clamp: give at least one of min and max (as PyTorch requires)")
     bounds = [b for b in (min, max) if b is not None]
+    if len(bounds) == 2 or not isinstance(bounds[0], GraphTensor):  # (a bool bound tensor: max)
+        refuse_bool("clamp", x, *bounds, fix="e.g. x.long(), or logical_and / logical_or")
     x, *bounds = promote(x, *bounds)  # int64 clamped to float bounds is float32, as PyTorch
     low = bounds.pop(0) if min is not None else None
     high = bounds.pop(0) if max is not None else None
@@ -451,6 +454,7 @@ def matmul(a, b):
     """Matrix product with NumPy's rules: (n,k)@(k,m), batches broadcast, vectors promoted."""
     a, b = _pair(a, b)
     require_same_dtype("matmul", a, b)
+    refuse_bool("matmul", a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "

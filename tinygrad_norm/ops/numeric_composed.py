@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .composite import maximum, minimum, promote, where
+from .composite import maximum, minimum, normalize_dims, promote, where
 from .shape import cat, stack
 from .sort import sort
 
@@ -79,19 +79,34 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):  # n
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """Each run of equal consecutive values once (of the flattened tensor; dim is not
-    supported yet), and optionally where each element went and each run's length."""
+    """Each run of equal consecutive values once (of the flattened tensor), or with `dim` each
+    run of equal consecutive slices along `dim` once; optionally where each element (slice)
+    went and each run's length. NaN never equals NaN, so NaNs are never merged (as PyTorch)."""
     x = input
-    if dim is not None:
-        raise NotImplementedError("unique_consecutive: dim= is not implemented yet")
-    flat = x.array.reshape(-1)
-    starts = np.ones(flat.shape, dtype=bool)
-    starts[1:] = flat[1:] != flat[:-1]
-    values = flat[starts]
-    out = [x._make(values.copy())]
+    if dim is None:
+        rows, shape = x.array.reshape(-1, 1), x.shape  # every element is a "slice"
+    else:
+        if x.ndim == 0:
+            raise IndexError(f"unique_consecutive: dim {dim} given, but the tensor is 0-d")
+        (d,) = normalize_dims("unique_consecutive", dim, x.ndim)
+        if 0 in x.shape[:d] + x.shape[d + 1 :]:  # PyTorch's RuntimeError
+            raise RuntimeError(
+                f"unique_consecutive: the input of shape {x.shape} has a size-0 axis other than "
+                f"dim {dim}, so it has no slices to compare; select that axis or drop it"
+            )
+        moved = np.moveaxis(x.array, d, 0)
+        rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+        shape = (x.shape[d],)
+    starts = np.ones(rows.shape[0], dtype=bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    if dim is None:
+        values = rows[starts, 0]
+    else:
+        values = np.moveaxis(moved[starts], 0, d)
+    out = [x._make(np.ascontiguousarray(values))]
     if return_inverse:
-        out.append(x._make((np.cumsum(starts) - 1).reshape(x.shape).astype(np.int64)))
+        out.append(x._make((np.cumsum(starts) - 1).reshape(shape).astype(np.int64)))
     if return_counts:
-        edges = np.append(np.flatnonzero(starts), flat.size)
+        edges = np.append(np.flatnonzero(starts), rows.shape[0])
         out.append(x._make(np.diff(edges).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)

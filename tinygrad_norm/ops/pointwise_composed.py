@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
-from ..dtypes import get_default_dtype
+from ..dtypes import get_default_dtype, refuse_bool
 from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Fmod, Remainder, Where
 from .rounding import RoundedDiv, SignOf, Trunc
@@ -123,6 +123,7 @@ def exp2(x):
 
 def frac(x):
     """x - trunc(x): the fractional part, with the sign of x; its gradient is 1."""
+    refuse_bool("frac", x)
     return x - Trunc.apply(x)
 
 

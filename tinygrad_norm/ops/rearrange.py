@@ -261,7 +261,7 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     indexing = indexing or "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+        raise RuntimeError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     vectors = list(tensors)
     for v in vectors:
         if v.ndim > 1:

@@ -10,6 +10,7 @@ jumps). As PyTorch, the output of such an op still belongs to the graph (`grad_f
 import numpy as np
 
 from ..autograd.function import Function
+from ..dtypes import refuse_bool
 
 
 class PiecewiseConstant(Function):
@@ -37,6 +38,7 @@ class _RoundToInteger(PiecewiseConstant):
 
     @classmethod
     def forward(cls, ctx, a):
+        refuse_bool(cls.__name__.lower(), a)
         return _keep_integers(a, cls.numpy_fn)
 
 
@@ -63,6 +65,7 @@ class Round(PiecewiseConstant):
 
     @staticmethod
     def forward(ctx, a, decimals=0):
+        refuse_bool("round", a)
         return _keep_integers(a, lambda x: np.round(x, decimals))
 
 

@@ -160,8 +160,8 @@ def repeat(x, *sizes):
 
 def cat(tensors, dim=0):
     """Join tensors along an existing axis; all other sizes must match."""
-    if not tensors:
-        raise ShapeError("cat: expected a non-empty list of tensors")
+    if not tensors:  # PyTorch's ValueError (stack and the *stack functions: RuntimeError)
+        raise ValueError("cat: expected a non-empty list of tensors, got an empty one")
     tensors = [as_tensor(t, tensors[0]) for t in tensors]
     if any(t.array.dtype != tensors[0].array.dtype for t in tensors):
         tensors = promote(*tensors)  # int64 with float32 is float32, as PyTorch

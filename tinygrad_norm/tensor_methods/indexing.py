@@ -12,8 +12,9 @@ from ..autograd.node import GraphTensor
 from ..ops.movement import has_array_index
 
 
-def normalize_index(index) -> tuple:
-    """An index as a tuple NumPy understands: Tensors and lists become arrays."""
+def normalize_index(index, ndim: int) -> tuple:
+    """An index as a tuple NumPy understands (for a tensor of `ndim` dimensions): Tensors and
+    lists become arrays (a list of floats is truncated to integers, as PyTorch does)."""
     if not isinstance(index, tuple):
         index = (index,)
     out = []
@@ -27,10 +28,28 @@ def normalize_index(index) -> tuple:
                 i = i.array.item() if i.ndim == 0 and i.dtype.kind in "iu" else i.array.copy()
         elif isinstance(i, list):
             i = np.asarray(i)
+            i = i.astype(np.int64) if i.dtype.kind == "f" else i
         elif isinstance(i, slice) and i.step is not None and i.step <= 0:
             _refuse_step(i)
         out.append(i)
-    return tuple(out)
+    return _one_ellipsis(tuple(out), ndim)
+
+
+def _one_ellipsis(index: tuple, ndim: int) -> tuple:
+    """PyTorch's reading of several `...`: each stands for the same axes count (`ndim` minus
+    the indexed axes), so a later one only reaches past the last axis, where nothing may follow
+    it. NumPy refuses a second `...`; the index keeps the first."""
+    marks = [k for k, i in enumerate(index) if i is Ellipsis]
+    if len(marks) < 2:
+        return index
+    indexed = [i for i in index if i is not None and i is not Ellipsis]
+    if ndim > len(indexed) and any(i is not None for i in index[marks[1] :] if i is not Ellipsis):
+        raise IndexError(
+            f"index: each of several ellipses ('...') stands for {ndim - len(indexed)} axes, "
+            f"so the indices after the second one are past the last of the {ndim} axes; "
+            "use one '...'"
+        )
+    return tuple(i for k, i in enumerate(index) if i is not Ellipsis or k == marks[0])
 
 
 def _refuse_step(i: slice) -> None:

@@ -193,7 +193,7 @@ class InPlaceMethods:
 
     def __setitem__(self, index, value) -> None:
         """`x[index] = value`: an index-put, recorded when it must be (see the module docs)."""
-        ints, rest = ints_first(normalize_index(index))
+        ints, rest = ints_first(normalize_index(index, self.ndim))
         if isinstance(value, GraphTensor):
             value = value.to(self.dtype) if value.dtype != self.dtype else value
         elif isinstance(value, (bool, int, float)) and self.array.dtype.kind in "biu":
@@ -312,18 +312,22 @@ class InPlaceMethods:
         )
 
     def fill_diagonal_(self, fill_value, wrap=False):
-        """Fill the main diagonal (all dims equal for ndim > 2; a tall matrix without wrap)."""
+        """Fill the main diagonal (all dims equal for ndim > 2). With `wrap`, the diagonal of a
+        tall matrix starts again after a blank row (every (columns + 1)-th element of the flat
+        matrix, as PyTorch and NumPy); without, it stops at the last column."""
         if self.ndim < 2 or (self.ndim > 2 and len(set(self.shape)) != 1):
             raise RuntimeError(
                 f"fill_diagonal_: needs a matrix, or all dimensions of equal length, got "
                 f"{tuple(self.shape)}"
             )
-        if wrap:
-            raise NotImplementedError("fill_diagonal_: wrap=True is not implemented yet")
         i = np.arange(min(self.shape))
+        places = (i,) * self.ndim
+        if wrap and self.ndim == 2 and self.shape[0] > self.shape[1]:
+            rows, columns = self.shape
+            places = np.divmod(np.arange(0, rows * columns, columns + 1), columns)
         value = self._make(number_as("fill_diagonal_", fill_value, self.array.dtype))
         return self._change_in_place(
-            "fill_diagonal_", lambda t: IndexPut.apply(t, value, ints=(), rest=(i,) * t.ndim)
+            "fill_diagonal_", lambda t: IndexPut.apply(t, value, ints=(), rest=tuple(places))
         )
 
     def lerp_(self, end, weight):

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import semantics_cases as cases
 from .op_cases import CASES
+from .semantics_survey import SURVEY
 
 TABLE_FILE = Path(__file__).with_name("semantics_tables.json")
 
@@ -104,9 +105,10 @@ def dtype_table(lib) -> dict:
 
 
 def refusal_table(lib) -> dict:
-    """For each bad input PyTorch refuses: the exception class raised (or "ok")."""
+    """For each bad input PyTorch refuses (ours, and those of the survey of tinygrad's
+    test_ops.py): the exception class raised (or "ok")."""
     table = {}
-    for name, fn in cases.REFUSALS.items():
+    for name, fn in {**cases.REFUSALS, **SURVEY}.items():
         try:
             fn(lib)
             table[name] = "ok"

@@ -38,8 +38,13 @@ def _ntuple(op: str, name: str, value, n: int) -> tuple:
     value = tuple(value)
     if len(value) == 1:
         value = value * n
-    if len(value) != n or not all(isinstance(v, (int, np.integer)) for v in value):
+    if not all(isinstance(v, (int, np.integer)) for v in value):
         raise TypeError(f"{op}: {name} must be an int or a tuple of {n} ints, got {value!r}")
+    if len(value) != n:  # PyTorch's RuntimeError
+        raise RuntimeError(
+            f"{op}: {name} must be an int or a tuple of {n} ints (one per spatial dimension), "
+            f"got {len(value)} values {value!r}"
+        )
     return tuple(int(v) for v in value)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...broadcast import ShapeError
-from ...dtypes import require_same_dtype
+from ...dtypes import DtypeError, require_same_dtype
 from ...functions.creation import as_tensor
 from ...ops import fused
 from ...tensor import Tensor
@@ -81,8 +81,9 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
     weight = as_tensor(weight)
     index = np.asarray(input.array if isinstance(input, Tensor) else input)
     if index.dtype.kind not in "iu":
-        raise TypeError(
-            f"embedding: input must hold integer indices, got {index.dtype}; use .long()"
+        raise DtypeError(  # PyTorch's RuntimeError (a TypeError too)
+            f"embedding: input must hold integer indices (int64 or int32), got {index.dtype}; "
+            "convert with .long()"
         )
     if weight.array.ndim != 2:
         raise ValueError(

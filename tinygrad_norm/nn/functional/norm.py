@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ...broadcast import broadcasts_to
+from ...broadcast import ShapeError, broadcasts_to
 from ...functions.creation import as_tensor
 from ...ops import fused
 from ...ops import shape as S
@@ -34,9 +34,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
     weight, bias = _maybe(weight), _maybe(bias)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and not broadcasts_to(t.array.shape, shape):
-            raise ValueError(
+            raise ShapeError(  # PyTorch's RuntimeError
                 f"layer_norm: {name} of shape {t.array.shape} does not match "
-                f"normalized_shape {shape}"
+                f"normalized_shape {shape}; give it normalized_shape's shape"
             )
     return fused.layer_norm(x, weight, bias, len(shape), eps)
 
@@ -74,9 +74,9 @@ def _normalized_shape(op: str, x, normalized_shape) -> tuple:
         normalized_shape = (int(normalized_shape),)
     shape = tuple(int(n) for n in normalized_shape)
     if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape) :] != shape:
-        raise ValueError(
+        raise ShapeError(  # PyTorch's RuntimeError
             f"{op}: normalized_shape {shape} must equal the last axes of the input, but the "
-            f"input has shape {x.shape}"
+            f"input has shape {x.shape}; pass the input's trailing sizes, e.g. {x.shape[-1:]}"
         )
     return shape
 

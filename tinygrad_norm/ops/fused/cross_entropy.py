@@ -9,6 +9,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.node import GraphTensor
+from ...broadcast import ShapeError
 from ..xp import exp, imul, isub, operands
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
 
@@ -291,8 +292,8 @@ def _check(x: np.ndarray, target: np.ndarray, weight, reduction, label_smoothing
             f"{int(x.ndim > 1)}; there is no distribution to score a target against"
         )
     if target.dtype.kind == "f":
-        if target.shape != x.shape:
-            raise ValueError(
+        if target.shape != x.shape:  # PyTorch's RuntimeError ("expected target dtype Long")
+            raise ShapeError(
                 f"cross_entropy: a float target holds class probabilities and must have the "
                 f"input's shape {x.shape}, got {target.shape}; for class indices use an "
                 "integer target"
