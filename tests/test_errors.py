@@ -351,7 +351,7 @@ CASES = [
          TypeError, "save", ["obj['a'] is a set"], ["nested dicts, lists and tuples"]),
     Case("load: a PyTorch file naming os.system",
          lambda: _load_legacy_torch_file_naming("os", "system"), pickle.UnpicklingError,
-         "load", ["weights.pt", "os.system"], ["never does", "weights_only=False"]),
+         "load", ["weights.pt", "os.system"], ["never runs code", "weights_only=False"]),
     Case("load: an object array",
          lambda: _load_and_check_nothing_unpickled(_write_object_array), ValueError,
          "object array", ["'payload'", "weights.npz"], ["refused", "unpickling can run"]),

@@ -130,6 +130,8 @@ def test_nn_modules_paths_hold_pytorchs_classes(as_torch):
     assert torch.nn.modules.module.Module is fake.nn.Module
     assert torch.nn.modules.conv.Conv2d is fake.nn.Conv2d
     assert torch.nn.modules.Linear is fake.nn.Linear
+    attention = fake.nn.MultiheadAttention(4, 2)  # outside linear.__all__, named by courses
+    assert type(attention.out_proj) is torch.nn.modules.linear.NonDynamicallyQuantizableLinear
 
 
 def test_multiprocessing_spawns_processes_that_import_tinygrad_norm(tmp_path):

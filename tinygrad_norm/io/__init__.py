@@ -54,8 +54,10 @@ def save(obj, f) -> None:
     `.safetensors` (a flat dict of tensors), or else PyTorch's (a file object without a
     name too).
 
-    A path is written atomically and exactly as given (no extension is appended). A Module
-    or an optimizer is refused with a hint: save its `state_dict()`.
+    A path is written atomically and exactly as given (no extension is appended). A whole
+    Module (`save(model, "model.pt")`, or inside the dict) is written to PyTorch's format only:
+    its classes' import paths and attributes, which `load` rebuilds without calling them
+    (`object_writer.py`); an optimizer is refused with a hint: save its `state_dict()`.
     """
     name = getattr(f, "name", None) if hasattr(f, "write") else os.fspath(f)
     name = name if isinstance(name, (str, bytes)) else None
@@ -120,20 +122,22 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     binary file object).
 
     PyTorch's keyword arguments are accepted: every tensor lives on the CPU here, so
-    `map_location` and `mmap` change nothing, and loading is always as safe as PyTorch's
-    `weights_only=True` (`weights_only=False` does not turn pickle on). A file of another
+    `map_location` and `mmap` change nothing. A whole module saved by `save` is rebuilt from
+    tinygrad_norm's own classes and those listed in `torch.serialization.safe_globals`; any
+    other class or function a file names is refused with PyTorch's `weights_only` message,
+    and `weights_only=False` does not turn pickle on (`object_reader.py`). A file of another
     kind, a truncated one, or one that holds object arrays or code raises a clear error.
     """
     if pickle_module is not None:
         raise ValueError("load: pickle_module is not supported: tinygrad_norm never unpickles")
     where = repr(os.fspath(f)) if not hasattr(f, "read") else "the file object"
     if hasattr(f, "read"):
-        return _load_stream(f if f.seekable() else io.BytesIO(f.read()), where)
+        return _load_stream(f if f.seekable() else io.BytesIO(f.read()), where, weights_only)
     with open(os.fspath(f), "rb") as file:
-        return _load_stream(file, where)
+        return _load_stream(file, where, weights_only)
 
 
-def _load_stream(file, where: str):
+def _load_stream(file, where: str, weights_only):
     start = file.tell()
     head = file.read(16)
     file.seek(start)
@@ -148,21 +152,21 @@ def _load_stream(file, where: str):
                 f"(truncated? {err}); {FOREIGN}"
             ) from err
         with archive:
-            return _load_zip(archive, where)
+            return _load_zip(archive, where, weights_only)
     if looks_like_safetensors(file):
         return read_safetensors(file, where)
     if head[:1] == b"\x80":  # a pickle: PyTorch's legacy format, or refused
-        return read_torch_legacy(file, where)
+        return read_torch_legacy(file, where, weights_only)
     raise ValueError(f"cannot load {where}: {FOREIGN}")
 
 
-def _load_zip(archive: zipfile.ZipFile, where: str):
+def _load_zip(archive: zipfile.ZipFile, where: str, weights_only):
     names = archive.namelist()
     try:
         if MANIFEST in names:
             return read_checkpoint(archive, where)
         if any(n == "data.pkl" or n.endswith("/data.pkl") for n in names):
-            return read_torch_zip(archive, where)
+            return read_torch_zip(archive, where, weights_only)
         if names and all(n.endswith(".npy") for n in names):
             return read_plain_npz(archive, where)
     except (zipfile.BadZipFile, EOFError, OSError) as err:

@@ -106,7 +106,8 @@ def refuse_module_or_optimizer(value, where: str) -> None:
         raise TypeError(
             f"save: {where} is a Module ({type(value).__name__}); save its weights instead: "
             "tg.save(model.state_dict(), path), and later "
-            "model.load_state_dict(tg.load(path)) into a model built the same way"
+            "model.load_state_dict(tg.load(path)) into a model built the same way (a whole "
+            "Module goes to a PyTorch file only: a path ending in .pt)"
         )
     if isinstance(value, Optimizer):
         raise TypeError(

@@ -14,13 +14,20 @@ A pickle is a little stack program. This writer emits only these opcodes (names 
     EMPTY_DICT, SETITEMS                dicts (MARK key value ... SETITEMS)
     GLOBAL "module\\nname\\n"            a named object (a storage class, a dtype)
     GLOBAL, a tuple, REDUCE             call a named function on a tuple of arguments
+    GLOBAL, EMPTY_TUPLE, NEWOBJ,        an object of a named class, made without calling
+      its state, BUILD                  its __init__ (cls.__new__(cls)), then given its
+                                        attributes (`NewObject`)
+    BINPUT / LONG_BINPUT n              remember the object just written as memo entry n
+    BINGET / LONG_BINGET n              the object remembered as n, again (`Ref`): a tied
+                                        weight or a shared module stays one object
     BINPERSID                           a reference to data kept outside the pickle
 
-The only GLOBALs are the ones a caller builds with `Global` or `Call` (here: PyTorch's
-tensor-rebuild functions, storage classes and dtypes, `collections.OrderedDict`,
-`builtins.complex`), so the file can never name anything a safe loader refuses. No memo
-(BINPUT / BINGET) is written: an object met twice is written twice, which changes nothing
-for the values this writer takes. Python's own pickle reads the result back:
+The only GLOBALs are the ones a caller builds with `Global`, `Call` or `NewObject` (here:
+PyTorch's tensor-rebuild functions, storage classes and dtypes, `collections.OrderedDict`,
+`builtins.complex`; for a whole module its classes' import paths). The memo is the caller's
+choice too: `Memo(key, value)` writes value and remembers it, `Ref(key)` writes it again
+(the caller numbers the keys 0, 1, 2, ... in the order it first meets the objects). Python's
+own pickle reads the result back:
 
 >>> import pickle
 >>> pickle.loads(dumps({"lr": 0.5, "betas": (0.9, 0.999), "counts": [1, 2**70], 0: None}))
@@ -40,6 +47,8 @@ BINFLOAT, BINUNICODE = b"G", b"X"
 EMPTY_TUPLE, TUPLE1, TUPLE2, TUPLE3, TUPLE = b")", b"\x85", b"\x86", b"\x87", b"t"
 EMPTY_LIST, APPENDS, EMPTY_DICT, SETITEMS = b"]", b"e", b"}", b"u"
 GLOBAL, REDUCE, BINPERSID = b"c", b"R", b"Q"
+NEWOBJ, BUILD = b"\x81", b"b"
+BINPUT, LONG_BINPUT, BINGET, LONG_BINGET = b"q", b"r", b"h", b"j"
 
 BATCH = 1000  # items per APPENDS / SETITEMS, as the pickle module batches them
 
@@ -68,13 +77,41 @@ class PersistentId:
     value: tuple
 
 
+@dataclass(frozen=True, eq=False)
+class NewObject:
+    """An object of class `module.name` made without calling its __init__, remembered as memo
+    entry `key` before its `state` (a dict of attributes) is written and set by BUILD; so the
+    state may refer back to the object itself (`Ref(key)`)."""
+
+    module: str
+    name: str
+    state: object
+    key: int
+
+
+@dataclass(frozen=True, eq=False)
+class Memo:
+    """`value`, remembered as memo entry `key` once written."""
+
+    key: int
+    value: object
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The object remembered as memo entry `key`, written again."""
+
+    key: int
+
+
 class Unpicklable(TypeError):
     """A value this writer has no data-only spelling for; `where` names it."""
 
 
 def dumps(obj, where: str = "obj") -> bytes:
     """The protocol-2 pickle of `obj` (None, bools, ints, floats, complex numbers, strings,
-    tuples, lists, dicts, OrderedDicts, `Global`s, `Call`s and `PersistentId`s, nested)."""
+    tuples, lists, dicts, OrderedDicts, `Global`s, `Call`s, `NewObject`s, `Memo`s, `Ref`s
+    and `PersistentId`s, nested)."""
     out: list[bytes] = [PROTO, b"\x02"]
     _write(obj, out, where)
     out.append(STOP)
@@ -127,11 +164,29 @@ def _write(obj, out: list, where: str) -> None:
         if isinstance(obj, Call):
             _tuple(obj.args, out, where)
             out.append(REDUCE)
+    elif isinstance(obj, NewObject):
+        out.append(GLOBAL + f"{obj.module}\n{obj.name}\n".encode() + EMPTY_TUPLE + NEWOBJ)
+        out.append(_put(obj.key))
+        _write(obj.state, out, where)
+        out.append(BUILD)
+    elif isinstance(obj, Memo):
+        _write(obj.value, out, where)
+        out.append(_put(obj.key))
+    elif isinstance(obj, Ref):
+        out.append(BINGET + bytes([obj.key]) if obj.key < 256 else LONG_BINGET + _u32(obj.key))
     elif isinstance(obj, PersistentId):
         _tuple(obj.value, out, where)
         out.append(BINPERSID)
     else:
         raise Unpicklable(f"{where} is a {type(obj).__name__}")
+
+
+def _put(key: int) -> bytes:
+    return BINPUT + bytes([key]) if key < 256 else LONG_BINPUT + _u32(key)
+
+
+def _u32(n: int) -> bytes:
+    return struct.pack("<I", n)
 
 
 def _int(n: int, where: str) -> bytes:

@@ -15,6 +15,14 @@ The tensors' numbers are not in the pickle. It names each storage by a "persiste
                                 the storage keys), then each storage: an int64 count of
                                 elements, then its raw little-endian bytes
 
+A whole module (`torch.save(model, f)`) names its classes too: `object_reader.py` says which
+may be rebuilt (tinygrad_norm's own, and those listed in `torch.serialization.safe_globals`)
+and how (never by calling them: `object.__new__`, then the attributes). The unpickler here is
+Python's own, opcode by opcode, with the opcodes that call something replaced: REDUCE calls
+only the stand-ins below and allowed functions, NEWOBJ makes only allowed classes, BUILD sets
+only the attributes of an object it made (or an OrderedDict's), and INST, OBJ and NEWOBJ_EX
+are refused.
+
 `_rebuild_tensor_v2(storage, offset, size, stride, ...)` only records a view (`_v3`, for
 uint16/32/64, adds the dtype to read an untyped storage's bytes as); once every
 storage is read, `_resolve` turns the views into Tensors (bounds checked: a view must lie
@@ -24,15 +32,19 @@ inside its storage).
 from __future__ import annotations
 
 import pickle
+import types
 import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..nn.module import Parameter
+from .. import dtypes
+from ..devices import device
+from ..nn.module import Module, Parameter
 from ..tensor import Tensor
 from .arrays import bfloat16_to_float32, nbytes_of, read_array
+from .object_reader import build, check_module, new_object, own_globals, refusal, user_globals
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C  # the first pickle of a legacy torch.save file
 
@@ -115,8 +127,9 @@ def _rebuild_tensor_v3(
 ):  # fmt: skip
     """PyTorch's rebuild for dtypes without a typed storage (uint16/32/64): the storage is
     untyped (bytes), and `dtype` says how to read it."""
-    if not isinstance(dtype, np.dtype):
+    if not isinstance(dtype, dtypes.dtype) or dtype._name not in DTYPES:
         raise pickle.UnpicklingError(f"a tensor of dtype {dtype!r} is refused")
+    dtype = np.dtype(DTYPES[dtype._name])
     ref = TensorRef(storage, storage_offset, tuple(size), tuple(stride), bool(requires_grad))
     ref.dtype = dtype
     return ref
@@ -155,34 +168,128 @@ ALLOWED = {  # module -> {name: what find_class returns for module.name}
     "torch": {
         "Tensor": _TorchClass(),
         "Size": tuple,
-        "device": str,
+        "device": device,
         **{name: StorageType(name) for name in STORAGES},
-        **{name: np.dtype(dtype) for name, dtype in DTYPES.items()},
+        **{name: dtypes._by_name(name) for name in DTYPES},
     },
     "torch.nn.parameter": {"Parameter": _TorchClass()},
     "torch.storage": {"UntypedStorage": StorageType("UntypedStorage")},
     "_codecs": {"encode": _encode},
-    "builtins": {"set": set, "bytearray": bytearray, "complex": complex},
+    "builtins": {
+        "set": set,
+        "frozenset": frozenset,
+        "bytearray": bytearray,
+        "complex": complex,
+    },
 }
+CALLABLE = [value for names in ALLOWED.values() for value in names.values() if callable(value)]
 
 
-class Unpickler(pickle.Unpickler):
-    """pickle.Unpickler with an allow-list of globals and storages from `read_storage`."""
+class Unpickler(pickle._Unpickler):
+    """Python's unpickler with an allow-list of globals, the opcodes that call something
+    checked (see above), and storages from `read_storage`."""
 
-    def __init__(self, file, where: str, read_storage=None):
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def __init__(self, file, where: str, read_storage=None, weights_only=True):
         super().__init__(file, encoding="utf-8")
         self.where, self.read_storage = where, read_storage
+        self.weights_only = weights_only is not False
+        self.made: dict[int, object] = {}  # id -> each object NEWOBJ made
+        self.own: dict | None = None  # tinygrad_norm's own globals, found once asked for
 
     def find_class(self, module: str, name: str):
         module = "builtins" if module == "__builtin__" else module  # Python 2 pickles
         if name in ALLOWED.get(module, {}):
             return ALLOWED[module][name]
+        path = f"{module}.{name}"
+        found = self._allowed(path)
+        if found is not None:
+            return found
+        raise pickle.UnpicklingError(refusal(path, self.where, self.weights_only))
+
+    def _allowed(self, path: str):
+        found = user_globals().get(path)
+        if found is None:
+            self.own = own_globals() if self.own is None else self.own
+            found = self.own.get(path)
+        return found
+
+    def load_reduce(self):
+        args = self.stack.pop()
+        func = self.stack[-1]
+        if not (any(func is c for c in CALLABLE) or isinstance(func, types.FunctionType)):
+            raise pickle.UnpicklingError(
+                f"{self.where}: the file asks to call {func!r}: refused (a class is rebuilt "
+                "without calling it; only tensor rebuilds and listed functions are called)"
+            )
+        self.stack[-1] = func(*args)
+
+    def load_newobj(self):
+        args = self.stack.pop()
+        cls = self.stack.pop()
+        stand_in = any(cls is c for c in CALLABLE)  # OrderedDict, set, ...: never made so
+        obj = new_object(None if stand_in else cls, args, self.where)
+        self.made[id(obj)] = obj
+        self.append(obj)
+
+    def load_build(self):
+        state = self.stack.pop()
+        obj = self.stack[-1]
+        if type(obj) is OrderedDict and isinstance(state, dict):  # a state dict's _metadata
+            obj.__dict__.update(state)
+        elif id(obj) in self.made:
+            own = type(obj).__module__.split(".")[0] == "tinygrad_norm"
+            build(obj, state, own, self.where)
+        else:
+            raise pickle.UnpicklingError(
+                f"{self.where}: the file asks to set the attributes of a {type(obj).__name__}:"
+                " refused (only objects it made are given attributes)"
+            )
+
+    def load_append(self):
+        value = self.stack.pop()
+        self._container(list).append(value)
+
+    def load_appends(self):
+        items = self.pop_mark()
+        self._container(list).extend(items)
+
+    def load_setitem(self):
+        value, key = self.stack.pop(), self.stack.pop()
+        self._container(dict)[key] = value
+
+    def load_setitems(self):
+        items = self.pop_mark()
+        target = self._container(dict)
+        for i in range(0, len(items), 2):
+            target[items[i]] = items[i + 1]
+
+    def _container(self, kind: type):
+        """The list or dict items are added to: a plain one (never an object's own method)."""
+        target = self.stack[-1]
+        if type(target) not in ((list,) if kind is list else (dict, OrderedDict)):
+            raise pickle.UnpicklingError(
+                f"{self.where}: the file adds items to a {type(target).__name__}: refused "
+                "(only to lists and dicts)"
+            )
+        return target
+
+    def refuse(self):
         raise pickle.UnpicklingError(
-            f"refused to load {self.where}: it names {module}.{name}, which is not a tensor, "
-            "storage, OrderedDict or plain container. Unpickling it could run code, so "
-            "tinygrad_norm never does. If you trust the file, load it with "
-            "torch.load(path, weights_only=False) and tg.save its state_dict() instead."
+            f"{self.where}: the pickle uses an opcode that calls a class with arguments or "
+            "fills a set (INST, OBJ, NEWOBJ_EX, ADDITEMS), which PyTorch never writes: refused"
         )
+
+    dispatch[pickle.REDUCE[0]] = load_reduce
+    dispatch[pickle.NEWOBJ[0]] = load_newobj
+    dispatch[pickle.BUILD[0]] = load_build
+    dispatch[pickle.APPEND[0]] = load_append
+    dispatch[pickle.APPENDS[0]] = load_appends
+    dispatch[pickle.SETITEM[0]] = load_setitem
+    dispatch[pickle.SETITEMS[0]] = load_setitems
+    for _opcode in (pickle.INST, pickle.OBJ, pickle.NEWOBJ_EX, pickle.ADDITEMS):
+        dispatch[_opcode[0]] = refuse
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] in ("storage", b"storage")):
@@ -198,7 +305,7 @@ def _storage_kind(storage_type, where: str) -> str:
     return storage_type.name
 
 
-def read_torch_zip(archive: zipfile.ZipFile, where: str):
+def read_torch_zip(archive: zipfile.ZipFile, where: str, weights_only=True):
     """A `torch.save` zip file (the default since PyTorch 1.6)."""
     pickle_name = next(n for n in archive.namelist() if n.endswith("data.pkl"))
     prefix = pickle_name[: -len("data.pkl")]
@@ -223,11 +330,12 @@ def read_torch_zip(archive: zipfile.ZipFile, where: str):
         return storages[key]
 
     with archive.open(pickle_name) as file:
-        result = _unpickle(Unpickler(file, where, read_storage), where)
-    return _resolve(result, where)
+        unpickler = Unpickler(file, where, read_storage, weights_only)
+        result = _unpickle(unpickler, where)
+    return _resolve(result, where, unpickler.made)
 
 
-def read_torch_legacy(file, where: str):
+def read_torch_legacy(file, where: str, weights_only=True):
     """A legacy `torch.save` file (`_use_new_zipfile_serialization=False`, PyTorch < 1.6)."""
     try:
         magic = Unpickler(file, where).load()
@@ -257,7 +365,8 @@ def read_torch_legacy(file, where: str):
         storages.setdefault(key, Storage(name, int(numel)))
         return storages[key]
 
-    result = _unpickle(Unpickler(file, where, read_storage), where)
+    unpickler = Unpickler(file, where, read_storage, weights_only)
+    result = _unpickle(unpickler, where)
     keys = _unpickle(Unpickler(file, where), where)
     for key in keys:
         if key not in storages:
@@ -267,7 +376,7 @@ def read_torch_legacy(file, where: str):
         if count != storage.numel:
             raise ValueError(f"{here}: {count} elements, its pickle says {storage.numel}")
         storage.array = read_array(file, (count,), np.dtype(STORAGES[storage.name]), here)
-    return _resolve(result, where)
+    return _resolve(result, where, unpickler.made)
 
 
 def _unpickle(unpickler: Unpickler, where: str):
@@ -277,17 +386,30 @@ def _unpickle(unpickler: Unpickler, where: str):
         raise ValueError(f"{where}: a damaged or truncated PyTorch file ({err})") from err
 
 
-def _resolve(obj, where: str):
-    """`obj` with every TensorRef made a Tensor (or Parameter)."""
+def _resolve(obj, where: str, made: dict, done: dict | None = None):
+    """`obj` with every TensorRef made a Tensor (or Parameter), inside the objects the file
+    rebuilt too; a TensorRef or object met twice gives the same object twice (`done`)."""
+    done = {} if done is None else done
+    if id(obj) in done:
+        return done[id(obj)]
     if isinstance(obj, TensorRef):
-        return _tensor(obj, where)
+        done[id(obj)] = _tensor(obj, where)
+        return done[id(obj)]
+    if id(obj) in made:  # a rebuilt module or object: its attributes, in place
+        done[id(obj)] = obj
+        attributes = getattr(obj, "__dict__", {})
+        for name, value in list(attributes.items()):
+            attributes[name] = _resolve(value, where, made, done)
+        if isinstance(obj, Module):
+            check_module(obj, where)
+        return obj
     if isinstance(obj, (dict, OrderedDict)):
-        resolved = type(obj)((k, _resolve(v, where)) for k, v in obj.items())
+        resolved = type(obj)((k, _resolve(v, where, made, done)) for k, v in obj.items())
         if hasattr(obj, "_metadata"):  # a Module's state dict keeps its version table
             resolved._metadata = obj._metadata
         return resolved
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_resolve(v, where) for v in obj)
+        return type(obj)(_resolve(v, where, made, done) for v in obj)
     return obj
 
 

@@ -8,6 +8,10 @@
     stem/data/0, data/1, ...   the storages: raw little-endian bytes, stored uncompressed
     stem/version               "3"
 
+A whole Module (`torch.save(model, f)`) is written as PyTorch writes it, in the same zip: its
+class's import path and its attributes, rebuilt without calling __init__ (`object_writer.py`
+has the details).
+
 `stem` is the file's name without its extension, as `torch.save` names its one top-level
 folder. In the pickle a tensor is a call that rebuilds a strided view of a storage:
 
@@ -41,9 +45,10 @@ from collections import OrderedDict
 import numpy as np
 
 from ..nn.module import Parameter
+from ..optim import Optimizer
 from ..tensor import Tensor
-from .checkpoint import refuse_module_or_optimizer
-from .pickle_writer import Call, Global, PersistentId, dumps
+from .object_writer import encode_object
+from .pickle_writer import Call, Global, Memo, PersistentId, Ref, dumps
 
 ALIGNMENT = 64  # bytes: where each storage starts, so torch.load(mmap=True) can map it
 
@@ -64,7 +69,7 @@ UNTYPED = {np.dtype(f"uint{bits}"): f"uint{bits}" for bits in (16, 32, 64)}  # n
 
 WHAT_IT_TAKES = (
     "a PyTorch file holds nested dicts, lists and tuples of Tensors, NumPy arrays, numbers, "
-    "strings, bools and None"
+    "strings, bools and None, and whole Modules"
 )
 
 
@@ -78,14 +83,14 @@ def archive_name(path) -> str:
 
 def write_torch_zip(obj, file, name: str = "archive") -> None:
     """Write `obj` to the open binary `file` in PyTorch's zip format, folder `name`."""
-    storages = Storages()
-    data_pkl = dumps(_encode(obj, "obj", storages))
+    encoding = Encoding()
+    data_pkl = dumps(encoding.encode(obj, "obj"))
     with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
         archive.writestr(f"{name}/data.pkl", data_pkl)
         archive.writestr(f"{name}/.format_version", "1")
         archive.writestr(f"{name}/.storage_alignment", str(ALIGNMENT))
         archive.writestr(f"{name}/byteorder", "little")
-        for key, flat in enumerate(storages.arrays):
+        for key, flat in enumerate(encoding.storages.arrays):
             _write_aligned(archive, f"{name}/data/{key}", flat)
         archive.writestr(f"{name}/version", "3\n")
 
@@ -106,25 +111,53 @@ class Storages:
         return str(self.keys[id(owner)])
 
 
-def _encode(value, where: str, storages: Storages):
-    """`value` with every tensor or array replaced by the `Call` that rebuilds it."""
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, bytearray)):
-        return value
-    refuse_module_or_optimizer(value, where)
-    if isinstance(value, Parameter):  # the tensor inside does not require grad itself
-        inner = _tensor(value.array, where, storages, False)
-        args = (inner, bool(value.requires_grad), _HOOKS)
-        return Call("torch._utils", "_rebuild_parameter", args)
-    if isinstance(value, Tensor):
-        return _tensor(value.array, where, storages, bool(value.requires_grad))
-    if isinstance(value, np.ndarray):
-        return _tensor(value, where, storages, False)
-    if isinstance(value, np.generic):  # a NumPy scalar: the Python number it holds
-        item = value.item()
-        if not isinstance(item, (bool, int, float, complex)):
-            raise TypeError(f"save: {where} is a {type(value).__name__}; {WHAT_IT_TAKES}")
-        return item
-    if isinstance(value, dict):
+class Encoding:
+    """What one save has met so far: the storages, and the memo keys of the objects that
+    may be met again (tensors, modules), so each is written once."""
+
+    def __init__(self):
+        self.storages = Storages()
+        self.memo: dict[int, int] = {}  # id(object) -> memo key
+        self.alive: list = []  # the objects of the memo, kept alive so their ids stay unique
+
+    def encode(self, value, where: str):
+        """`value` with every tensor, array and module replaced by what rebuilds it."""
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes, bytearray)):
+            return value
+        if id(value) in self.memo:
+            return Ref(self.memo[id(value)])
+        if isinstance(value, Optimizer):
+            raise TypeError(
+                f"save: {where} is an optimizer ({type(value).__name__}); save "
+                "optimizer.state_dict() and restore it with optimizer.load_state_dict(...)"
+            )
+        if isinstance(value, Tensor):
+            self.alive.append(value)
+            key = self.memo[id(value)] = len(self.memo)
+            return Memo(key, _tensor_call(value, where, self.storages))
+        if isinstance(value, np.ndarray):
+            return _tensor(value, where, self.storages, False)
+        if isinstance(value, np.generic):  # a NumPy scalar: the Python number it holds
+            item = value.item()
+            if not isinstance(item, (bool, int, float, complex)):
+                raise TypeError(f"save: {where} is a {type(value).__name__}; {WHAT_IT_TAKES}")
+            return item
+        if isinstance(value, dict):
+            return self._dict(value, where)
+        if isinstance(value, (list, tuple)):
+            items = [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            return items if isinstance(value, list) else tuple(items)
+        self.alive.append(value)
+        spelled = encode_object(value, where, self.memo, self.encode)
+        if spelled is not None:
+            return spelled
+        data = getattr(value, "data", None)  # an array-holding object of another library
+        if isinstance(data, np.ndarray) or hasattr(value, "__array__"):
+            array = data if isinstance(data, np.ndarray) else np.asarray(value)
+            return _tensor(array, where, self.storages, False)
+        raise TypeError(f"save: {where} is a {type(value).__name__}; {WHAT_IT_TAKES}")
+
+    def _dict(self, value: dict, where: str):
         encoded = OrderedDict() if isinstance(value, OrderedDict) else {}
         for key, item in value.items():
             if not (key is None or isinstance(key, (bool, int, float, str))):
@@ -132,16 +165,18 @@ def _encode(value, where: str, storages: Storages):
                     f"save: {where} has the key {key!r} ({type(key).__name__}); keys must be "
                     "strings, numbers, bools or None"
                 )
-            encoded[key] = _encode(item, f"{where}[{key!r}]", storages)
+            encoded[key] = self.encode(item, f"{where}[{key!r}]")
         return encoded
-    if isinstance(value, (list, tuple)):
-        items = [_encode(v, f"{where}[{i}]", storages) for i, v in enumerate(value)]
-        return items if isinstance(value, list) else tuple(items)
-    data = getattr(value, "data", None)  # an array-holding object of another library
-    if isinstance(data, np.ndarray) or hasattr(value, "__array__"):
-        array = data if isinstance(data, np.ndarray) else np.asarray(value)
-        return _tensor(array, where, storages, False)
-    raise TypeError(f"save: {where} is a {type(value).__name__}; {WHAT_IT_TAKES}")
+
+
+def _tensor_call(value: Tensor, where: str, storages: Storages) -> Call:
+    """The rebuild of a Tensor; a Parameter wraps its tensor, which does not require grad
+    itself."""
+    if isinstance(value, Parameter):
+        inner = _tensor(value.array, where, storages, False)
+        args = (inner, bool(value.requires_grad), _HOOKS)
+        return Call("torch._utils", "_rebuild_parameter", args)
+    return _tensor(value.array, where, storages, bool(value.requires_grad))
 
 
 _HOOKS = Call("collections", "OrderedDict", ())  # the empty backward hooks every tensor has
