@@ -281,7 +281,16 @@ def erfc(x: np.ndarray) -> np.ndarray:
     """The complementary error function 1 - erf(x), elementwise, accurate also where it is tiny
     (x large), where 1 - erf(x) would round to 0. erfc(-x) = 2 - erfc(x)."""
     x, out_dtype = _check(x, "erfc")
-    flat = x.reshape(-1).astype(np.float64, copy=False)
+    flat = x.reshape(-1)
+    y = np.empty(flat.shape, out_dtype)
+    for start in range(0, flat.size, BLOCK):  # small blocks, as in `erf`
+        piece = flat[start : start + BLOCK].astype(np.float64, copy=False)
+        y[start : start + BLOCK] = _erfc_flat(piece)
+    return y.reshape(x.shape)
+
+
+def _erfc_flat(flat):
+    """erfc of a 1-d float64 array."""
     y = np.empty_like(flat)
     near, far = _ranges(flat)
     if near.size:
@@ -294,4 +303,4 @@ def erfc(x: np.ndarray) -> np.ndarray:
         negative = np.flatnonzero(np.signbit(flat[far]))
         erfc_b[negative] = 2.0 - erfc_b[negative]  # erfc(-a) = 1 + erf(a) = 2 - erfc(a)
         y[far] = erfc_b
-    return y.astype(out_dtype, copy=False).reshape(x.shape)
+    return y

@@ -30,7 +30,7 @@ from .pointwise_composed import to_float
 from .reduce import Max, Sum
 from .scan import _along
 from .shape import cat
-from .sort import MinMax, argsort_array, axis_for_k, axis_of, constant, take_along
+from .sort import MinMax, argsort_array, axis_for_k, axis_of, constant, kth_in_order, take_along
 from .xp import exp_shift
 
 
@@ -129,9 +129,11 @@ def aminmax(input, *, dim=None, keepdim=False):  # noqa: A002
 
 
 # --- order statistics: an element chosen by rank ------------------------------------------------
-def _pick(op: str, x, axis, keepdim: bool, choose) -> ValuesIndices:
+def _pick(op: str, x, axis, keepdim: bool, choose, k=None) -> ValuesIndices:
     """Values and indices of the element `choose(sorted_values, order)` picks along `axis`:
-    `choose` returns, per row, the position in sorted order of the element to take."""
+    `choose` returns, per row, the position in sorted order of the element to take. With `k`
+    (the same k-th element for every row, 1-based) a partition finds it instead of a sort
+    (`kth_in_order`), where the input holds no NaN."""
     if axis is None:
         return ValuesIndices(
             x * 1 if x.dtype.kind == "f" else x, constant(np.zeros((), np.int64), x)
@@ -141,10 +143,14 @@ def _pick(op: str, x, axis, keepdim: bool, choose) -> ValuesIndices:
             f"{op}: dim {axis} of the input of shape {x.shape} is empty: there is no element "
             "to choose"
         )
-    order = argsort_array(x.array, axis, descending=False)
-    ranked = np.take_along_axis(x.array, order, axis)
-    rank = np.expand_dims(choose(ranked, order), axis)  # position in sorted order, per row
-    indices = np.take_along_axis(order, rank, axis).astype(np.int64)
+    position = None if k is None else kth_in_order(x.array, axis, k)
+    if position is not None:
+        indices = np.expand_dims(position, axis).astype(np.int64)
+    else:
+        order = argsort_array(x.array, axis, descending=False)
+        ranked = np.take_along_axis(x.array, order, axis)
+        rank = np.expand_dims(choose(ranked, order), axis)  # position in sorted order, per row
+        indices = np.take_along_axis(order, rank, axis).astype(np.int64)
     values = take_along(x, indices, axis)
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
@@ -176,7 +182,8 @@ def median(input, dim=None, keepdim=False):  # noqa: A002
         nans = np.isnan(ranked).sum(axis=axis) if ranked.dtype.kind == "f" else 0
         return np.where(nans > 0, n - nans, (n - 1) // 2)  # NaNs sort last
 
-    return _pick("median", x, axis, keepdim, choose)
+    middle = None if axis is None else (x.shape[axis] - 1) // 2 + 1
+    return _pick("median", x, axis, keepdim, choose, k=middle)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
@@ -187,7 +194,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     def choose(ranked, order):
         return np.full(ranked.shape[:axis] + ranked.shape[axis + 1 :], k - 1)
 
-    return _pick("kthvalue", x, axis, keepdim, choose)
+    return _pick("kthvalue", x, axis, keepdim, choose, k=k)
 
 
 def mode(input, dim=-1, keepdim=False):  # noqa: A002

@@ -69,6 +69,92 @@ def argsort_array(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return n - 1 - np.flip(reversed_order, axis)
 
 
+def _rows(a: np.ndarray, axis: int) -> np.ndarray:
+    """a with `axis` last, as (rows, n)."""
+    moved = np.moveaxis(a, axis, -1)
+    return moved.reshape(-1, moved.shape[-1])
+
+
+def _ties_taken(rows: np.ndarray, k: int, descending: bool):
+    """For (rows, n) without NaN: (before, kth_ties) masks. `before`: the elements that come
+    before the k-th (1-based) in stable order; `kth_ties`: the elements equal to the k-th that
+    come up to it (equal elements keep their order), so that together they are the first k.
+
+    A partition finds the k-th value v per row (O(n), where a sort is O(n log n)); the others
+    are comparisons with v and a running count of the elements equal to it."""
+    n = rows.shape[1]
+    at = n - k if descending else k - 1
+    v = np.partition(rows, at, axis=1)[:, at : at + 1]
+    before = rows > v if descending else rows < v
+    equal = rows == v
+    need = k - np.count_nonzero(before, axis=1)[:, None]  # >= 1: v itself is one of them
+    seen = np.cumsum(equal, axis=1)
+    equal &= seen <= need
+    return before, equal, seen == need
+
+
+FEW = 4  # up to this k, `first_in_order` takes one maximum (or minimum) at a time
+
+
+def _by_extremes(rows: np.ndarray, k: int, descending: bool) -> np.ndarray | None:
+    """The first k of the stable order of float (rows, n) without NaN, for small k: k passes of
+    argmax (argmin), each taking the first largest (smallest) by index and then replacing it
+    by -inf (inf) in a copy. None if a taken value is that infinity itself (then an
+    earlier replaced element could tie with it)."""
+    work = rows.copy()
+    fill = -np.inf if descending else np.inf
+    pick = np.argmax if descending else np.argmin
+    positions = np.empty((len(rows), k), np.int64)
+    row_index = np.arange(len(rows))
+    for j in range(k):
+        positions[:, j] = pick(work, axis=1)
+        taken = work[row_index, positions[:, j]]
+        if (taken == fill).any():  # maybe an element replaced before
+            return None
+        work[row_index, positions[:, j]] = fill
+    return positions
+
+
+def first_in_order(a: np.ndarray, axis: int, k: int, descending: bool) -> np.ndarray | None:
+    """The first k positions of `argsort_array(a, axis, descending)` along `axis`, by a
+    partition and a sort of those k only; None where the partition cannot stand in for the
+    sort (a NaN, which sorts last; k not small against the length)."""
+    n = a.shape[axis]
+    if not 0 < k <= n // 2 or (a.dtype.kind == "f" and np.isnan(a).any()):
+        return None
+    rows = _rows(a, axis)
+    few = k <= FEW and rows.dtype.kind == "f"  # (integers: the partition, exact)
+    positions = _by_extremes(rows, k, descending) if few else None
+    if positions is not None:
+        return np.moveaxis(positions.reshape(np.moveaxis(a, axis, -1).shape[:-1] + (k,)), -1, axis)
+    at = n - k if descending else k - 1
+    chosen = np.argpartition(rows, at, axis=1)
+    positions = chosen[:, at:] if descending else chosen[:, : at + 1]
+    kth = np.take_along_axis(rows, chosen[:, at : at + 1], 1)
+    if np.count_nonzero(rows == kth) == len(rows):  # no ties with the k-th: the set is right
+        positions = np.sort(positions, axis=1)  # index order, for the stable sort below
+    else:  # which of the equal ones: the first by index (`_ties_taken`)
+        before, ties, _ = _ties_taken(rows, k, descending)
+        before |= ties
+        positions = np.nonzero(before)[1].reshape(len(rows), k)  # k per row, in index order
+    order = argsort_array(np.take_along_axis(rows, positions, 1), 1, descending)
+    positions = np.take_along_axis(positions, order, 1)
+    moved_shape = np.moveaxis(a, axis, -1).shape[:-1] + (k,)
+    return np.moveaxis(positions.reshape(moved_shape), -1, axis)
+
+
+def kth_in_order(a: np.ndarray, axis: int, k: int) -> np.ndarray | None:
+    """Per row along `axis`, the position of the k-th (1-based) element of the stable
+    ascending order (the first of equal ones by index), by a partition; shape a's without
+    `axis`. None for NaN (see `first_in_order`)."""
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        return None
+    rows = _rows(a, axis)
+    _, ties, last = _ties_taken(rows, k, False)
+    positions = np.argmax(ties & last, axis=1)  # the last tie taken is the k-th
+    return positions.reshape(np.moveaxis(a, axis, -1).shape[:-1])
+
+
 def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002 - PyTorch's names
     """(values, indices): input sorted along `dim`, and where each value came from.
 
@@ -99,8 +185,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's
     axis = axis_for_k("topk", x, dim, k, smallest=0)
     if axis is None:
         return ValuesIndices(x, constant(np.zeros((), np.int64), x))
-    order = argsort_array(x.array, axis, descending=largest).astype(np.int64)
-    order = np.take(order, np.arange(k), axis=axis)
+    order = first_in_order(x.array, axis, k, descending=largest)
+    if order is None:
+        order = argsort_array(x.array, axis, descending=largest)
+        order = np.take(order, np.arange(k), axis=axis)
+    order = order.astype(np.int64)
     return ValuesIndices(take_along(x, order, axis), constant(order, x))
 
 

@@ -12,8 +12,9 @@ import math
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from .elementwise import float_array
-from .erfinv_numpy import erfc as erfc_array
+from .erf_numpy import erfc as erfc_array
 from .erfinv_numpy import erfinv as erfinv_array
 
 
@@ -102,8 +103,22 @@ class Log10(LogOfBase):
     numpy_fn, base = np.log10, 10
 
 
+def _times_exp_of_square(grad_output, x, sign, scale):
+    """grad_out * scale * exp(sign * x^2) on the arrays (a plain backward): one temporary,
+    changed in place (the backward of erfc and erfinv, whose `derivative` is the same maths on
+    Tensors, for create_graph)."""
+    d = np.multiply(x, x, out=np.empty_like(x))  # an array also when x is 0-d
+    if sign < 0:
+        np.negative(d, out=d)
+    np.exp(d, out=d)
+    d *= scale
+    d *= grad_output
+    return d
+
+
 class Erfc(FloatUnary):
-    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1.
+    """out = erfc(a) = 1 - erf(a), with full precision where erf(a) is close to 1
+    (`erf_numpy.erfc`, Cody's rational functions).
 
     d erfc(a)/da = -2/sqrt(pi) * exp(-a^2), minus erf's derivative.
     """
@@ -114,6 +129,13 @@ class Erfc(FloatUnary):
     @staticmethod
     def derivative(a):
         return (-(a * a)).exp() * (-2 / math.sqrt(math.pi))
+
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        (a,) = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: recorded, differentiable again
+            return grad_output * cls.derivative(a)
+        return _times_exp_of_square(grad_output.array, a.array, -1, -2 / math.sqrt(math.pi))
 
 
 class Erfinv(FloatUnaryOfOutput):
@@ -129,3 +151,10 @@ class Erfinv(FloatUnaryOfOutput):
     @staticmethod
     def derivative(out):
         return (out * out).exp() * (math.sqrt(math.pi) / 2)
+
+    @classmethod
+    def backward(cls, ctx, grad_output):
+        (out,) = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: recorded, differentiable again
+            return grad_output * cls.derivative(out)
+        return _times_exp_of_square(grad_output.array, out.array, 1, math.sqrt(math.pi) / 2)

@@ -391,8 +391,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """All distances between the rows of x1 (..., P, M) and of x2 (..., R, M): (..., P, R).
 
-    `tg.cdist` (PyTorch's `torch.cdist`). The differences are formed explicitly, (..., P, R, M):
-    plain and exact, where PyTorch may use a matrix product for large p = 2 inputs.
+    `tg.cdist` (PyTorch's `torch.cdist`). For p = 2 PyTorch's rule picks the matrix product
+    (`ops/fused/cdist.py`, one node): `compute_mode` "use_mm_for_euclid_dist", or the default
+    ("use_mm_for_euclid_dist_if_necessary") when P > 25 or R > 25. Otherwise the differences
+    are formed explicitly, (..., P, R, M): plain and exact.
     """
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
@@ -400,8 +402,20 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
             f"cdist: x1 {a.shape} and x2 {b.shape} must be (..., P, M) and (..., R, M) "
             "with the same M"
         )
+    if _cdist_by_matmul(a, b, p, compute_mode):
+        return fused.cdist_mm(a, b)
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     return diff.norm(p=p, dim=-1)
+
+
+def _cdist_by_matmul(a, b, p, compute_mode) -> bool:
+    """PyTorch's choice of the matrix product for cdist (see `cdist`), where the fused node
+    takes these inputs: one floating dtype and one batch shape."""
+    if p != 2 or compute_mode == "donot_use_mm_for_euclid_dist":
+        return False
+    if compute_mode != "use_mm_for_euclid_dist" and max(a.shape[-2], b.shape[-2]) <= 25:
+        return False
+    return a.dtype == b.dtype and a.dtype.kind == "f" and a.shape[:-2] == b.shape[:-2]
 
 
 def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorch's name

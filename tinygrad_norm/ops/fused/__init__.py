@@ -16,6 +16,7 @@
 - `silu`: Silu (x * sigmoid(x))
 - `clamp`: Clamp (clamp with number bounds: one mask in backward)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
+- `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
@@ -30,6 +31,7 @@ op, is measured in docs/speed.md.
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
+from .cdist import Cdist, cdist_mm, cdist_reference
 from .clamp import Clamp, clamp, clamp_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
@@ -53,6 +55,9 @@ from .softmax import (
 )
 
 __all__ = [
+    "Cdist",
+    "cdist_mm",
+    "cdist_reference",
     "Clamp",
     "clamp",
     "clamp_reference",
