@@ -1,6 +1,7 @@
 """What `bench --suite ops` times: the op table's cases at course shapes, a few ops the table
 reaches only through `nn.functional` or modules (GELU, LayerNorm, embedding, ...), and for
-each its limit, the hand-written NumPy forward + backward of `ops_limits.py`.
+each its limit, the hand-written NumPy forward + backward of `limits/` (the registry) and
+`ops_limits.py`.
 
 Shapes. A case of the table is run at the first of these that its function accepts:
 1. an elementwise-like case (all inputs of one shape, the output of that shape too): every

@@ -97,7 +97,6 @@ UNARY = {
     "erfinv": _shifted(
         erfinv, -1.25, lambda u, out: np.exp(out * out).__imul__(1.0 / TWO_OVER_SQRT_PI)
     ),
-    "frac": _scaled(lambda u: u - np.trunc(u), 3.0, lambda u, out: np.ones_like(u)),
     "nan_to_num": unary(
         lambda x: np.nan_to_num(x, nan=1.0), lambda x, out, g: np.multiply(g, np.isfinite(x))
     ),
@@ -117,6 +116,13 @@ def lib_log_sqrt_tanh(xs, g):
     t /= x
     t *= 0.5
     return [t]
+
+
+def frac3(xs, g):
+    """frac(3 x) = u - trunc(u), u = 3 x: d = 3."""
+    u = xs[0] * 3.0
+    u - np.trunc(u)
+    return [g * 3.0]
 
 
 ROUNDING = {
@@ -259,6 +265,7 @@ LIMITS = {
     **UNARY,
     **ROUNDING,
     "lib_log_sqrt_tanh": lib_log_sqrt_tanh,
+    "frac": frac3,
     "sub_broadcast": sub_broadcast,
     "add_alpha": add_alpha(-2.5),
     "sub_alpha_method": add_alpha(-3.0),
