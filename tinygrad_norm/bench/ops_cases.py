@@ -1,6 +1,7 @@
 """What `bench --suite ops` times: the op table's cases at course shapes, a few ops the table
 reaches only through `nn.functional` or modules (GELU, LayerNorm, embedding, ...), and for
-each its limit, the hand-written NumPy forward + backward of `ops_limits.py`.
+each its limit, the hand-written NumPy forward + backward of `limits/` (the registry) and
+`ops_limits.py`.
 
 Shapes. A case of the table is run at the first of these that its function accepts:
 1. an elementwise-like case (all inputs of one shape, the output of that shape too): every
@@ -24,6 +25,7 @@ import numpy as np
 from ..testing.op_case import OpCase
 from ..testing.op_cases import CASES
 from . import ops_limits as lim
+from .limits import causal_mask, class_targets, find, token_ids
 
 SIZES = {"small": (4, 32, 128), "course": (16, 32, 512)}
 TINY = "tiny"  # the table's own shapes, for the test of the suite
@@ -73,18 +75,6 @@ def _constant(lib, key, make):
     return _CACHE[lib.__name__, key]
 
 
-def _token_ids(rows: int, vocab: int) -> np.ndarray:
-    return np.random.default_rng(1).integers(0, vocab, (rows, 32))
-
-
-def _targets(rows: int, classes: int) -> np.ndarray:
-    return np.random.default_rng(2).integers(0, classes, rows)
-
-
-def _causal(t: int) -> np.ndarray:
-    return np.triu(np.ones((t, t), bool), 1)
-
-
 def _F(lib):
     return lib.nn.functional
 
@@ -94,17 +84,17 @@ def _mingpt_gelu(lib, x):
 
 
 def _embedding(lib, w):
-    ids = _constant(lib, ("ids", w.shape[0]), lambda: _token_ids(16, w.shape[0]))
+    ids = _constant(lib, ("ids", w.shape[0]), lambda: token_ids(16, w.shape[0]))
     return _F(lib).embedding(ids, w)
 
 
 def _cross_entropy(lib, x):
-    targets = _constant(lib, ("targets", x.shape), lambda: _targets(*x.shape))
+    targets = _constant(lib, ("targets", x.shape), lambda: class_targets(*x.shape))
     return _F(lib).cross_entropy(x, targets)
 
 
 def _masked_softmax(lib, x):
-    mask = _constant(lib, ("causal", x.shape[-1]), lambda: _causal(x.shape[-1]))
+    mask = _constant(lib, ("causal", x.shape[-1]), lambda: causal_mask(x.shape[-1]))
     return x.masked_fill(mask, float("-inf")).softmax(-1)
 
 
@@ -155,69 +145,12 @@ class Limit:
 
 
 def limit_for(case: OpCase, xs) -> Limit:
-    """The hand-written limit of `case` at the inputs `xs`, else the generic lower bound."""
-    made = _hand(case.name, xs)
+    """The hand-written limit of `case` at the inputs `xs` (`limits/`), else the generic
+    lower bound."""
+    made = find(case.name, xs)
     if made is not None:
         return Limit("hand", made)
     return Limit("generic", lambda arrays, g: lim.generic(case, arrays, g))
-
-
-def _hand(name: str, xs):
-    simple = {
-        "add": lim.add,
-        "add_broadcast": lim.add,
-        "mul": lim.mul,
-        "mul_broadcast": lim.mul,
-        "div_broadcast": lim.div,
-        "pow_scalar": lim.pow3,
-        "pow_float_3": lim.pow3,
-        "pow_half": lim.pow_half,
-        "pow_method": lim.pow_general(2.5),
-        "exp": lim.exp,
-        "lib_exp": lim.exp,
-        "log": lim.log,
-        "sqrt": lim.sqrt,
-        "tanh": lim.tanh,
-        "sigmoid": lim.sigmoid,
-        "F_silu": lim.silu,
-        "relu": lim.relu,
-        "abs": lim.abs_,
-        "clamp": lim.clamp(-0.5, 0.5),
-        "clamp_min": lim.clamp(0.1, None),
-        "clip": lim.clamp(None, 0.2),
-        "softmax": lim.softmax(-1),
-        "softmax_dim0": lim.softmax(0),
-        "log_softmax": lim.log_softmax(1),
-        "sum_all": lim.reduce_sum(None),
-        "sum_dim": lim.reduce_sum(1),
-        "var_unbiased": lim.var(1, 1),
-        "matmul": lim.matmul,
-        "mm": lim.matmul,
-        "cumsum": lim.cumsum(-1),
-        "cumsum_dim0": lim.cumsum(0),
-        "stack": lim.stack(1),
-        "gelu": lim.gelu,
-        "gelu_tanh": lim.gelu_tanh_formula,
-        "mingpt_gelu_formula": lim.gelu_tanh_formula,
-        "layer_norm": lim.layer_norm,
-        "linear": lim.linear,
-        "mse_loss": lim.mse_loss,
-        "conv2d": lim.conv2d,
-        "lenet_conv1": lim.conv2d,
-        "lenet_conv2": lim.conv2d,
-        "lenet_pool": lim.max_pool2d_2,
-    }
-    if name in simple:
-        return simple[name]
-    if name == "embedding":
-        return lim.embedding(_token_ids(16, xs[0].shape[0]))
-    if name == "cross_entropy":
-        return lim.cross_entropy(_targets(*xs[0].shape))
-    if name == "masked_fill_softmax":
-        return lim.masked_softmax(_causal(xs[0].shape[-1]))
-    if name == "max_pool2d" and all(n % 2 == 0 for n in xs[0].shape[2:]):
-        return lim.max_pool2d_2
-    return None
 
 
 def bench_cases() -> list[OpCase]:

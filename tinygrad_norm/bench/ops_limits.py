@@ -4,8 +4,9 @@ Each function takes the op's float32 input arrays and the gradient of its output
 what a hand-written NumPy program must do at least: the forward, then every input's gradient,
 written with the fewest passes we know (in-place updates, no temporaries the maths does not
 need). It returns the input gradients (so a test can check them against finite differences).
-Ops without a function here are timed against `generic`: the op table's NumPy formula for the
-forward plus one pass per input gradient, a lower bound rather than a real backward (the
+The other ops' limits are in `limits/` (by concept), whose `__init__` is the registry the
+suite reads; `generic` (the op table's NumPy formula for the forward plus one pass per input
+gradient, a lower bound rather than a real backward) remains for a case with none (the
 suite's output says which rows use it).
 """
 
@@ -226,7 +227,7 @@ def stack(axis):
 
 def gelu(xs, g):
     (x,) = xs
-    cdf = x * np.float32(1 / math.sqrt(2))
+    cdf = x * (1 / math.sqrt(2))
     cdf = erf(cdf)
     cdf += 1.0
     cdf *= 0.5
@@ -235,7 +236,7 @@ def gelu(xs, g):
     pdf *= -0.5
     np.exp(pdf, out=pdf)
     pdf *= x
-    pdf *= np.float32(1 / math.sqrt(2 * math.pi))
+    pdf *= 1 / math.sqrt(2 * math.pi)
     pdf += cdf
     return [pdf.__imul__(g)]
 

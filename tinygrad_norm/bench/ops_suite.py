@@ -5,7 +5,7 @@ Each case of `tinygrad_norm/testing/op_cases*.py` (the table the tests use) and 
 ones of `ops_cases.py` is run at course shapes ("small" and "course", see `ops_cases.py`) in
 float32: its forward, then the backward of a fixed random output gradient. Three systems take
 turns, the order alternating: tinygrad_norm, the limit (the best plain-NumPy forward +
-backward of the same maths, `ops_limits.py`; a generic lower bound where none is written) and
+backward of the same maths, `limits/`; a generic lower bound where none is written) and
 PyTorch eager when installed. One BLAS thread (NumPy's and `torch.set_num_threads(1)`), the
 CPU time of this thread, the median of at least `--op-reps` runs and `--op-seconds` per system.
 Rows are sorted worst first (tinygrad_norm / PyTorch, else / limit); the summary gives the
@@ -215,10 +215,12 @@ def print_table(rows: list[dict], stats: dict) -> None:
     key = "tg_vs_torch" if "tg_vs_torch" in stats else "tg_vs_limit"
     worst = ", ".join(f"{r['op']} {r[key]:.2f}" for r in rows[:10] if r.get(key))
     print(f"worst ten ({key}): {worst}")
-    print(
-        f"{stats['generic_limit_rows']} rows have no hand-written limit: their 'generic' limit is "
-        "the table's NumPy forward plus one pass per input gradient (a lower bound, not a backward)"
-    )
+    if stats["generic_limit_rows"]:
+        print(
+            f"{stats['generic_limit_rows']} rows have no hand-written limit: their 'generic' "
+            "limit is the table's NumPy forward plus one pass per input gradient (a lower "
+            "bound, not a backward)"
+        )
     for error in stats["errors"]:
         print(f"not measured: {error}")
 
