@@ -91,6 +91,35 @@ def check_forward_ad(func, inputs: tuple, eps: float, atol: float, rtol: float) 
         set_rng_state(start)
 
 
+def check_no_differentiable_outputs(func, inputs: tuple, eps: float) -> bool:
+    """No output requires grad: then every output must be constant in every input that
+    requires grad (central differences all zero), as PyTorch checks."""
+    start = get_rng_state()
+    try:
+        leaves = _fresh_leaves(inputs)
+
+        def flat() -> np.ndarray:
+            set_rng_state(start)
+            with enable_grad():
+                values = _floating([o for o in _as_tuple(func(*leaves)) if isinstance(o, Tensor)])
+            return np.concatenate([np.array(o.array, dtype=np.float64).ravel() for o in values]
+                                  + [np.zeros(0)])  # fmt: skip
+
+        for x in requiring(leaves):
+            for j in range(x.array.size):
+                if np.any(
+                    evaluate_moved(flat, x.array, j, eps) != evaluate_moved(flat, x.array, j, -eps)
+                ):
+                    raise GradcheckError(
+                        "Numerical gradient for function expected to be zero (tinygrad_norm: no "
+                        "output requires grad, yet an output changes when an input does: is it "
+                        "computed outside the graph, e.g. with .detach() or NumPy?)"
+                    )
+    finally:
+        set_rng_state(start)
+    return True
+
+
 def _floating(outputs: list) -> list:
     return [o for o in outputs if o.array.dtype.kind == "f"]
 
