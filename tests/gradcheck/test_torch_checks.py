@@ -140,6 +140,9 @@ def outcomes(torch) -> dict:
     for name in ("Cube", "SinCos", "SinCosNone"):
         calls[f"gg {name}"] = (gradgradcheck, fs[name].apply, (x,), {})
         calls[f"gg {name} b"] = (gradgradcheck, fs[name].apply, (x,), {"check_batched_grad": True})
+    for name in ("Cube", "CubeWithJvp", "CubeWrongJvp"):
+        calls[f"gg {name} fwd over rev"] = (gradgradcheck, fs[name].apply, (x,),
+                                            {"check_fwd_over_rev": True})  # fmt: skip
     calls["gg Cube nu"] = (gradgradcheck, fs["Cube"].apply, (x,), {"check_undefined_grad": False})
     builtin = lambda x, c: (x.sin() * c).tanh() + x.exp().sum()  # noqa: E731
     calls["builtin"] = (gradcheck, builtin, (x, c), {})
@@ -222,6 +225,7 @@ EXPECTED = {  # ours; the oracle leg checks that PyTorch gives the same
     "backward not reentrant": "GradcheckError", "not reentrant, nondet_tol": "GradcheckError",
     "int output only": True, "expanded input": "RuntimeError", "gg forward only": True,
     "float32": "GradcheckError", "empty input": True,
+    "gg Cube fwd over rev": "NotImplementedError", "gg CubeWithJvp fwd over rev": True,
 }  # fmt: skip
 
 
