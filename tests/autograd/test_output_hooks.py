@@ -101,6 +101,33 @@ def scenarios(torch) -> list:
     c.grad.sum().backward()
     show(x.grad)
 
+    # a custom Function that no gradient reached still runs its backward (on zeros), as PyTorch
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            show(grad)
+            return grad * 3 * x**2
+
+    class SendsNothing(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1, x * 2
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            return None
+
+    x = leaf()
+    a, b = SendsNothing.apply(Cube.apply(x))
+    (a + b).sum().backward()
+    show(x.grad)  # zeros, not None
+
     # built-in ops with several results
     x = torch.tensor([[3.0, -1.0, 2.0], [0.5, 4.0, -2.0]], dtype=torch.float64, requires_grad=True)
     weights = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)

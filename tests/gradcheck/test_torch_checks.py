@@ -106,6 +106,15 @@ def functions(torch) -> dict:
                 out = out - grad_cos * x.sin()
             return out
 
+    class Noisy(Function):  # planted: backward adds a little noise
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2 + torch.rand(grad.shape, dtype=grad.dtype) * 1e-7
+
     return {name: cls for name, cls in locals().items() if isinstance(cls, type)}
 
 
@@ -131,6 +140,9 @@ def outcomes(torch) -> dict:
     for name in ("Cube", "SinCos", "SinCosNone"):
         calls[f"gg {name}"] = (gradgradcheck, fs[name].apply, (x,), {})
         calls[f"gg {name} b"] = (gradgradcheck, fs[name].apply, (x,), {"check_batched_grad": True})
+    for name in ("Cube", "CubeWithJvp", "CubeWrongJvp"):
+        calls[f"gg {name} fwd over rev"] = (gradgradcheck, fs[name].apply, (x,),
+                                            {"check_fwd_over_rev": True})  # fmt: skip
     calls["gg Cube nu"] = (gradgradcheck, fs["Cube"].apply, (x,), {"check_undefined_grad": False})
     builtin = lambda x, c: (x.sin() * c).tanh() + x.exp().sum()  # noqa: E731
     calls["builtin"] = (gradcheck, builtin, (x, c), {})
@@ -155,12 +167,39 @@ def outcomes(torch) -> dict:
     calls["int output beside"] = (gradcheck, lambda x: (x.sin(), x.argmax()), (x,), {})
     calls["masked"] = (gradcheck, torch.sin, (x,), {"masked": True})
     calls["nondet_tol"] = (gradcheck, torch.sin, (x,), {"nondet_tol": 1e-8})
+    noisy = fs["Noisy"].apply
+    calls["backward not reentrant"] = (gradcheck, noisy, (x,), {})
+    calls["not reentrant, nondet_tol"] = (gradcheck, noisy, (x,), {"nondet_tol": 1e-5})
+    calls["list output"] = (gradcheck, lambda x: [x.sin(), x.cos()], (x,), {})
+    calls["non-leaf input"] = (gradcheck, torch.sin, (x * 2,), {})
+    ones = torch.ones(3, dtype=torch.float64)
+    calls["gg grad_outputs"] = (gradgradcheck, torch.sin, (x,), (ones,), {})
+    calls["gg non contiguous"] = (gradgradcheck, torch.sin, (x,),
+                                  {"gen_non_contig_grad_outputs": True})  # fmt: skip
+    fwd_only = {"check_fwd_over_rev": True, "check_rev_over_rev": False}
+    calls["gg forward only"] = (gradgradcheck, torch.sin, (x,),
+                                {**fwd_only, "check_undefined_grad": False})  # fmt: skip
+    calls["float32"] = (gradcheck, torch.sin, (x.float().detach().requires_grad_(),), {})
+    calls["int output only"] = (gradcheck, lambda x: x.argmax(), (x,), {})
+    y = x.detach().clone().requires_grad_()
+    calls["an input unused"] = (gradcheck, lambda x, y: (x.sin(), x.cos()), (x, y), {})
+    scalar = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)
+    calls["0-d input"] = (gradcheck, torch.sin, (scalar,), {})
+    empty = torch.zeros(0, dtype=torch.float64, requires_grad=True)
+    calls["empty input"] = (gradcheck, torch.sin, (empty,), {})
+    expanded = torch.tensor([1.0], dtype=torch.float64).expand(3).requires_grad_()
+    calls["expanded input"] = (gradcheck, torch.sin, (expanded,), {})
     seen = {}
-    for label, (check, fn, inputs, kwargs) in calls.items():
+    for label, call in calls.items():
+        check, fn, inputs, kwargs = call[0], call[1], call[2], call[-1]
+        if len(call) == 5:  # gradgradcheck's grad_outputs
+            inputs = (inputs, call[3])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                seen[label] = check(fn, inputs, **kwargs)
+                seen[label] = (
+                    check(fn, *inputs, **kwargs) if len(call) == 5 else check(fn, inputs, **kwargs)
+                )
             except Exception as error:  # noqa: BLE001 (the class is the outcome)
                 seen[label] = type(error).__name__
     return seen
@@ -183,6 +222,10 @@ EXPECTED = {  # ours; the oracle leg checks that PyTorch gives the same
     "batched without backward": "AssertionError", "gg neither": "AssertionError",
     "output detached, constant": True, "output detached, varies": "GradcheckError",
     "int and float arguments": True, "int tensor argument": True,
+    "backward not reentrant": "GradcheckError", "not reentrant, nondet_tol": "GradcheckError",
+    "int output only": True, "expanded input": "RuntimeError", "gg forward only": True,
+    "float32": "GradcheckError", "empty input": True,
+    "gg Cube fwd over rev": "NotImplementedError", "gg CubeWithJvp fwd over rev": True,
 }  # fmt: skip
 
 

@@ -17,7 +17,9 @@ How reverse mode works here, in four sentences:
 
 `Tensor.backward()` runs `backward_steps` to the end; the step-through tool shows the same steps
 one at a time, so what a learner steps through is what really runs. The node's side (`Function`,
-`Context`) is in `function.py` and `node.py`; everything the loop does is here.
+`Context`) is in `function.py` and `node.py`; the loop is here, with two helpers: what happens
+to a node's output gradient before its backward (hooks, retain_grad: `output_hooks.py`) and
+`.grad += g` (`accumulate.py`).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from ..autograd.engine import backward_steps, gradient_key, topological_sort
 from ..autograd.grad import grad
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.node import GraphTensor
+from ..autograd.tensor_function import WATCHERS, FunctionCtx
 from ..autograd.tensor_function import Function as TorchFunction
-from ..autograd.tensor_function import FunctionCtx
 from ..tensor import Tensor
 
 NO_JVP = (
@@ -55,6 +55,38 @@ def forward_jacobians(outputs: list, leaves: list) -> dict:
                 if t is not None:
                     jacobians[k, p][:, j] = np.asarray(t.array, dtype=np.float64).ravel()
     return jacobians
+
+
+def refuse_custom_functions_without_jvp(func, arguments: tuple, leaves: list):
+    """Run func(*arguments); NotImplementedError (PyTorch's) if it applied a custom Function
+    without a jvp to something that depends on `leaves` (forward mode would need that jvp),
+    even where the outputs' graph no longer goes through it (a gradient built from x)."""
+    made: list = []
+    WATCHERS.append(made)
+    try:
+        with enable_grad():
+            returned = func(*arguments)
+    finally:
+        WATCHERS.remove(made)
+    wanted = {id(leaf) for leaf in leaves}
+    for node in made:
+        if node.fn.jvp is TorchFunction.jvp and _depends_on(node, wanted):
+            raise NotImplementedError(NO_JVP)
+    return returned
+
+
+def _depends_on(node, wanted: set) -> bool:
+    """Does a path of edges lead from `node` to one of the leaves whose ids are `wanted`?"""
+    stack, seen = [node], set()
+    while stack:
+        current = stack.pop()
+        for edge in getattr(current, "edges", ()):
+            if id(edge) in wanted:
+                return True
+            if id(edge) not in seen and not isinstance(edge, GraphTensor):
+                seen.add(id(edge))
+                stack.append(edge)
+    return False
 
 
 def _output_shapes(roots: list, order: list) -> dict:

@@ -27,7 +27,7 @@ from ..ops.shape import stack
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
 from .check import _as_tuple, _fresh_leaves
-from .forward_mode import forward_jacobians
+from .forward_mode import forward_jacobians, refuse_custom_functions_without_jvp
 from .numerical import evaluate_moved
 from .report import GradcheckError
 
@@ -61,8 +61,7 @@ def check_forward_ad(func, inputs: tuple, eps: float, atol: float, rtol: float) 
         leaves = _fresh_leaves(inputs)
         diff = requiring(leaves)
         set_rng_state(start)
-        with enable_grad():
-            outputs = _floating(differentiable(func(*leaves)))
+        outputs = _floating(differentiable(refuse_custom_functions_without_jvp(func, leaves, diff)))
         analytic = forward_jacobians(outputs, diff)
 
         def flat(k: int):
@@ -89,6 +88,35 @@ def check_forward_ad(func, inputs: tuple, eps: float, atol: float, rtol: float) 
                     raise GradcheckError(_forward_message(k, p, a, numerical))
     finally:
         set_rng_state(start)
+
+
+def check_no_differentiable_outputs(func, inputs: tuple, eps: float) -> bool:
+    """No output requires grad: then every output must be constant in every input that
+    requires grad (central differences all zero), as PyTorch checks."""
+    start = get_rng_state()
+    try:
+        leaves = _fresh_leaves(inputs)
+
+        def flat() -> np.ndarray:
+            set_rng_state(start)
+            with enable_grad():
+                values = _floating([o for o in _as_tuple(func(*leaves)) if isinstance(o, Tensor)])
+            return np.concatenate([np.array(o.array, dtype=np.float64).ravel() for o in values]
+                                  + [np.zeros(0)])  # fmt: skip
+
+        for x in requiring(leaves):
+            for j in range(x.array.size):
+                if np.any(
+                    evaluate_moved(flat, x.array, j, eps) != evaluate_moved(flat, x.array, j, -eps)
+                ):
+                    raise GradcheckError(
+                        "Numerical gradient for function expected to be zero (tinygrad_norm: no "
+                        "output requires grad, yet an output changes when an input does: is it "
+                        "computed outside the graph, e.g. with .detach() or NumPy?)"
+                    )
+    finally:
+        set_rng_state(start)
+    return True
 
 
 def _floating(outputs: list) -> list:

@@ -65,8 +65,10 @@ def gradcheck(
     name = _name(func)
     where = name if name.isidentifier() else None
     try:
+        checked = _differentiable_outputs_only(func, inputs)
+        if checked is None:  # no output requires grad: PyTorch's one check
+            return torch_checks.check_no_differentiable_outputs(func, inputs, eps)
         if check_backward_ad:
-            checked = _differentiable_outputs_only(func, inputs)
             result = run(checked, inputs, settings, False, "gradcheck", name, where)
             _answer(result, inputs, True)
         if check_forward_ad:
@@ -156,13 +158,18 @@ def _further(first, grad_inputs: tuple, batched: bool, undefined: bool) -> bool:
 
 def _differentiable_outputs_only(func, inputs: tuple):
     """func, or func keeping only its outputs that require grad when some do not: PyTorch
-    checks only those (and, when none does, that the numerical Jacobian is zero)."""
+    checks only those; None when none does."""
     start = get_rng_state()
     with enable_grad():
-        outputs = _as_tuple(func(*inputs))
+        returned = func(*inputs)
     set_rng_state(start)
+    if not isinstance(returned, (Tensor, tuple, list)):
+        return func  # the check says what fn must return
+    outputs = _as_tuple(returned)
     keep = [k for k, o in enumerate(outputs) if _requires_grad(o)]
-    if not keep or len(keep) == len(outputs):
+    if not keep:
+        return None
+    if len(keep) == len(outputs):
         return func
 
     def differentiable_outputs(*args):
@@ -189,6 +196,18 @@ def _refuse_flags(forward_ad: bool, backward_ad: bool, batched: bool, batched_fo
 
 
 def _require_an_input_requiring_grad(inputs: tuple) -> None:
+    """PyTorch's refusals of the inputs: none requires grad; one has a dimension of stride 0
+    (an expanded tensor: moving one element would move several)."""
+    for p, x in enumerate(inputs):
+        if _requires_grad(x) and any(
+            st == 0 and n > 1 for st, n in zip(x.array.strides, x.array.shape)
+        ):
+            raise RuntimeError(
+                f"The {p}th input has a dimension with stride 0. gradcheck only supports "
+                "inputs that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
     if not any(_requires_grad(x) for x in inputs):
         raise ValueError(
             "gradcheck expects at least one input tensor to require gradient, but none of "
