@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 
 from ...broadcast import broadcast_shape
-from ...dtypes import DtypeError
 from ...functions.creation import as_tensor
 from ...ops import composite as C
 from ...ops import fused
@@ -445,13 +444,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                         ignore_index=ignore_index, reduction=reduction)  # fmt: skip
         return loss.squeeze(0) if reduction == "none" else loss
     expected = x.shape[:1] + x.shape[2:]
-    if target.dtype.kind == "f":  # PyTorch's RuntimeError
-        raise DtypeError(
-            f"nll_loss: the target must hold class indices (int64), got {target.dtype}; for "
-            "class probabilities use cross_entropy, or convert indices with target.long()"
-        )
-    if target.dtype.kind in "iu":
-        require_index_target("nll_loss", target)
+    require_index_target("nll_loss", target)  # float, bool, int32: PyTorch's RuntimeError
     if x.ndim < 2 or target.dtype.kind not in "iu" or target.shape != expected:
         raise ValueError(
             f"nll_loss: input of shape {x.shape} needs integer class indices of shape "

@@ -345,5 +345,6 @@ def require_index_target(op: str, target) -> None:
     if target.dtype not in (np.int64, np.uint8):
         raise DtypeError(  # PyTorch's RuntimeError
             f"{op}: expected target dtype to be int64 (Long) or uint8 (Byte), but got "
-            f"{target.dtype}; convert the target with target.long()"
+            f"{target.dtype}; convert class indices with target.long() (class probabilities "
+            "go to cross_entropy)"
         )
