@@ -45,6 +45,10 @@ def to_array(data, dtype) -> np.ndarray:
             array = array.astype(dtypes.get_default_dtype())  # not when dtype= says otherwise
         elif array.dtype.kind in "iu" and not typed:
             array = array.astype(np.int64)
+        target = None if dtype is None else dtypes.numeric_dtype(dtype)
+        if target is not None and target.kind in "iu" and array.size and array.dtype.kind in "iuf":
+            for extreme in (array.min(), array.max()):  # 300 into uint8: PyTorch's RuntimeError
+                number_as("tensor", extreme.item(), target)
     if array.dtype.kind not in "biufc":  # objects, strings, dates
         raise _bad_data(data, array.dtype)
     return array if dtype is None else array.astype(dtypes.numeric_dtype(dtype))

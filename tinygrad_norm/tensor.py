@@ -449,10 +449,10 @@ class Tensor(
         return Tensor._make(np.invert(self.array))
 
     def __and__(self, other):
-        return self._compare(np.bitwise_and, other)
+        return self.bitwise_and(other)
 
     def __or__(self, other):
-        return self._compare(np.bitwise_or, other)
+        return self.bitwise_or(other)
 
     # --- indexing ------------------------------------------------------------------------------
     def __getitem__(self, index) -> Tensor:

@@ -156,6 +156,22 @@ class ViewReplay:
         return self.fn.apply(*args, **self.kwargs)
 
 
+class OneOfManyViews(tuple):
+    """The index of a view that an op returning several views made (split, chunk, unbind):
+    PyTorch refuses a recorded in-place change of such a view (`op` names it)."""
+
+    op = ""
+
+
+def mark_one_of_many(views, op: str):
+    """Mark each view of `views` (taken by an index of its base) as one of `op`'s outputs."""
+    for v in views:
+        if isinstance(v._view_index, tuple):
+            v._view_index = OneOfManyViews(v._view_index)
+            v._view_index.op = op
+    return views
+
+
 def view_replay(fn, args, kwargs, source):
     """A `ViewReplay` for a view of `source` made by `fn(*args, **kwargs)`, or None when how
     `source` itself was taken from its base is unknown."""

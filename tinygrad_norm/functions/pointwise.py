@@ -278,8 +278,8 @@ def copysign(input, other):  # noqa: A002
     return _t2(input, other).copysign(other)
 
 
-def fmod(input, other):  # noqa: A002
-    return _t2(input, other).fmod(other)
+def fmod(input, other):  # noqa: A002 - a number input: PyTorch's TypeError (remainder takes one)
+    return _tensor_argument("fmod", input).fmod(other)
 
 
 def remainder(input, other):  # noqa: A002

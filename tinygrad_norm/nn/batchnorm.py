@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..broadcast import ShapeError
 from ..dtypes import get_default_dtype
 from ..functions.creation import as_tensor
 from ..tensor import Tensor
@@ -76,8 +77,8 @@ class _NormBase(Module):
                 f"{self._shapes}, got a {x.ndim}D input of shape {x.shape}"
             )
         axis = 0 if len(shape) == self._unbatched_rank else 1
-        if shape[axis] != self.num_features:
-            raise ValueError(
+        if shape[axis] != self.num_features:  # PyTorch's RuntimeError
+            raise ShapeError(
                 f"{name}({self.num_features}) expects {self.num_features} channels (C) in "
                 f"axis {axis} of its input {self._shapes}, got {x.shape[axis]} channels in an "
                 f"input of shape {x.shape}; channels come first (for channels-last data "

@@ -140,6 +140,14 @@ class RNNBase(Module):
             )
         order = "batch, seq_len" if self.batch_first else "seq_len, batch"
         check_input(self, input, (2, 3), f"({order}, input_size={self.input_size})")
+        names = self._flat_weights_names
+        weight = getattr(self, names[0], None) if names else None
+        if weight is not None and input.dtype != weight.dtype:  # PyTorch's ValueError
+            raise ValueError(
+                f"{name}: input dtype ({input.dtype}) does not match weight dtype "
+                f"({weight.dtype}); convert the input, input.to({weight.dtype}), or the model, "
+                f"model.to({input.dtype})"
+            )
         if input.ndim == 2:
             return input.unsqueeze(1), False  # (T, 1, I)
         return (input.transpose(0, 1) if self.batch_first else input), True

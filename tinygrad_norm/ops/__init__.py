@@ -11,7 +11,7 @@ Primitives (a forward on arrays and a backward written with Tensor operations):
 - `reduce`: Sum, Max
 - `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
 - `movement`: Reshape, Permute, Expand, GetItem, ScatterAdd, IndexPut, Cat, Clone, and the
-  views Diagonal and Unfold
+  views Diagonal, Unfold and AsStrided
 - `linalg`: MatMul, Det; `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad
 - `binary_cross_entropy`: BinaryCrossEntropy (PyTorch's clamped log, finite at 0 and 1)
 - `conv`: Unfold (im2col) and Fold (col2im), each the other's backward; `pool`: MaxPool, and

@@ -6,8 +6,7 @@ gradient); `equal` gives one Python bool.
 
 import numpy as np
 
-from ..autograd.node import GraphTensor
-from .pointwise_composed import _integers, _some_tensor, array_of, constant
+from .pointwise_composed import _some_tensor, array_of, bitwise, constant
 
 
 def _compare(ufunc, input, other):  # noqa: A002 - PyTorch's argument name
@@ -60,28 +59,14 @@ def isneginf(input):  # noqa: A002
     return constant(np.isneginf(array_of(input)), input)
 
 
-def _shift_operands(op: str, input, other) -> tuple:  # noqa: A002
-    """Integer arrays; a Python int stays one, so that it keeps the tensor's dtype (uint8)."""
-    a, b = _integers(op, input, other)
-    a = a if isinstance(input, GraphTensor) else int(a)
-    b = b if isinstance(other, GraphTensor) else int(b)
-    return a, b
-
-
 def bitwise_left_shift(input, other):  # noqa: A002
     """input << other on integers: input · 2^other, wrapping around as the dtype does."""
-    return constant(
-        np.left_shift(*_shift_operands("bitwise_left_shift", input, other)),
-        _some_tensor(input, other),
-    )
+    return bitwise("bitwise_left_shift", np.left_shift, input, other, bools=False)
 
 
 def bitwise_right_shift(input, other):  # noqa: A002
     """input >> other on integers: floor(input / 2^other) (an arithmetic shift)."""
-    return constant(
-        np.right_shift(*_shift_operands("bitwise_right_shift", input, other)),
-        _some_tensor(input, other),
-    )
+    return bitwise("bitwise_right_shift", np.right_shift, input, other, bools=False)
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne

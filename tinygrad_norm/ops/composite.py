@@ -442,8 +442,8 @@ def triu(x, diagonal=0):
 
 def _require_matrix(op: str, x) -> None:
     # NOTE: np.tril of a vector makes a square matrix; PyTorch refuses, and so do we.
-    if x.ndim < 2:
-        raise ValueError(
+    if x.ndim < 2:  # PyTorch's RuntimeError
+        raise ShapeError(
             f"{op}: needs a matrix (or a batch of them), got a tensor of shape {x.shape}; "
             "reshape it to 2 dimensions first"
         )

@@ -245,3 +245,78 @@ class Unfold(Function):
         starts = np.arange(g.shape[dim]) * step
         index = (slice(None),) * dim + (starts[:, None] + np.arange(size),)
         return scatter_add(g, index, ctx.input_shape)
+
+
+class AsStrided(Function):
+    """out = the elements of a's memory (its storage: the array that owns it) at
+    `storage_offset + sum_k i_k * stride[k]` for out's index (i_0, i_1, ...), strides in
+    elements, as PyTorch's as_strided: a VIEW, which may read one element several times.
+
+    Its gradient adds each output element's gradient to the storage element it read, then
+    reads a's own elements back from that storage.
+    """
+
+    formula = "grad_a[j] = sum of grad_out over the output elements that read a's element j"
+
+    @staticmethod
+    def forward(ctx, a, size, stride, storage_offset):
+        storage, here = _storage(a)
+        offset = here if storage_offset is None else int(storage_offset)
+        reach = offset + sum((n - 1) * s for n, s in zip(size, stride))
+        if len(size) != len(stride) or offset < 0 or min(stride, default=0) < 0:
+            raise RuntimeError(
+                f"as_strided: give one stride (>= 0) per size and an offset >= 0, got size "
+                f"{tuple(size)}, stride {tuple(stride)}, storage_offset {offset}"
+            )
+        if 0 not in size and reach >= storage.size:
+            raise RuntimeError(
+                f"as_strided: size {tuple(size)} with stride {tuple(stride)} and offset {offset} "
+                f"reads element {reach}, out of bounds for a storage of {storage.size} elements"
+            )
+        item = a.itemsize
+        out = np.lib.stride_tricks.as_strided(
+            storage[offset:] if storage.size else storage,
+            tuple(size),
+            tuple(s * item for s in stride),
+            writeable=a.flags.writeable,
+        )
+        ctx.save_for_backward(
+            _positions(size, stride, offset), _positions(a.shape, _element_strides(a), here)
+        )
+        ctx.storage_size = storage.size
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (g,) = operands(grad_output)
+        read, own = ctx.saved_tensors
+        storage = scatter_add(g, (_array(read),), (ctx.storage_size,))
+        return storage[_array(own)], None, None, None
+
+
+def _array(t):
+    return t.array if isinstance(t, GraphTensor) else t
+
+
+def _storage(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """The owner of a's memory as a flat array, and where a's first element is in it."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        raise RuntimeError("as_strided: the tensor's storage is not one block; clone() it first")
+    flat = np.lib.stride_tricks.as_strided(root, (root.size,), (root.itemsize,))
+    start = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return flat, start // a.itemsize
+
+
+def _element_strides(a: np.ndarray) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def _positions(size, stride, offset: int) -> np.ndarray:
+    """The storage position of every element of a view of `size` and `stride` (in elements)."""
+    out = np.full(tuple(size), offset, dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(size, stride)):
+        out += (np.arange(n, dtype=np.int64) * s).reshape((-1,) + (1,) * (len(size) - axis - 1))
+    return out

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
-from ..dtypes import get_default_dtype, refuse_bool
+from ..convert import number_as
+from ..dtypes import get_default_dtype, refuse_bool, result_type
 from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Fmod, Remainder, Where
 from .rounding import RoundedDiv, SignOf, Trunc
@@ -253,22 +254,31 @@ def _integers(op: str, *values) -> list:
     return arrays
 
 
-def bitwise_and(input, other):  # noqa: A002
-    return constant(
-        np.bitwise_and(*_integers("bitwise_and", input, other)), _some_tensor(input, other)
+def bitwise(op: str, ufunc, input, other, bools=True):  # noqa: A002
+    """`ufunc` of two integer (or bool) operands in PyTorch's result dtype (`result_type`: a
+    0-d tensor or a Python int beside a uint8 tensor stays uint8); a result of bools is refused
+    where PyTorch has no bool kernel (`bools=False`: the shifts)."""
+    _integers(op, input, other)
+    dtype = result_type(input, other)
+    if not bools:
+        refuse_bool(op, np.zeros(0, dtype))
+    a, b = (
+        v.array.astype(dtype, copy=False) if isinstance(v, GraphTensor) else number_as(op, v, dtype)
+        for v in (input, other)
     )
+    return constant(ufunc(a, b), _some_tensor(input, other))
+
+
+def bitwise_and(input, other):  # noqa: A002
+    return bitwise("bitwise_and", np.bitwise_and, input, other)
 
 
 def bitwise_or(input, other):  # noqa: A002
-    return constant(
-        np.bitwise_or(*_integers("bitwise_or", input, other)), _some_tensor(input, other)
-    )
+    return bitwise("bitwise_or", np.bitwise_or, input, other)
 
 
 def bitwise_xor(input, other):  # noqa: A002
-    return constant(
-        np.bitwise_xor(*_integers("bitwise_xor", input, other)), _some_tensor(input, other)
-    )
+    return bitwise("bitwise_xor", np.bitwise_xor, input, other)
 
 
 def bitwise_not(input):  # noqa: A002

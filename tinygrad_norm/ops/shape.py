@@ -12,6 +12,7 @@ import operator
 
 import numpy as np
 
+from ..autograd.function import mark_one_of_many
 from ..broadcast import ShapeError, broadcasts_to
 from .composite import _require_int_dim, as_tensor, normalize_dims, promote
 from .movement import Cat, Expand, Permute, Reshape
@@ -137,6 +138,11 @@ def flatten(x, start_dim=0, end_dim=-1):
             normalize_dims("flatten", d, 0)  # 0 and -1 only, as in PyTorch
         return x.reshape(1)
     start, end = (normalize_dims("flatten", d, x.ndim)[0] for d in (start_dim, end_dim))
+    if start > end:  # PyTorch's RuntimeError (the shape would silently grow a dimension)
+        raise RuntimeError(
+            f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) for a tensor of "
+            f"shape {x.shape}; give start_dim <= end_dim"
+        )
     # the size, not -1: an empty tensor's -1 would be ambiguous ((0, 3, 4) -> (0, 12))
     merged = math.prod(x.shape[start : end + 1])
     return x.reshape(x.shape[:start] + (merged,) + x.shape[end + 1 :])
@@ -214,7 +220,27 @@ def split(x, split_size_or_sections, dim=0):
     for size in sizes:
         pieces.append(x[(slice(None),) * axis + (slice(start, start + size),)])
         start += size
-    return tuple(pieces)
+    return mark_one_of_many(tuple(pieces), "split")
+
+
+def tensor_split(x, indices_or_sections, dim=0):
+    """n pieces of sizes differing by at most one (the longer first), or the pieces between
+    the given indices along `dim`."""
+    _require_axis("tensor_split", x, "a 0-d tensor has nothing to cut")
+    (axis,) = normalize_dims("tensor_split", dim, x.ndim)
+    length = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = int(indices_or_sections)
+        if n <= 0:
+            raise RuntimeError(f"tensor_split: number of sections must be positive, got {n}")
+        sizes = [length // n + (k < length % n) for k in range(n)]
+        edges = [builtins.sum(sizes[:k]) for k in range(n + 1)]
+    else:
+        bounds = [builtins.min(builtins.max(int(i), 0), length) for i in indices_or_sections]
+        edges = [0, *bounds, length]
+    # plain slices, not marked as one of many views: PyTorch lets each be changed in place
+    cuts = [slice(a, builtins.max(a, b)) for a, b in zip(edges, edges[1:])]
+    return tuple(x[(slice(None),) * axis + (c,)] for c in cuts)
 
 
 def chunk(x, chunks, dim=0):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.function import refuse_stale_view
+from ..autograd.function import OneOfManyViews, refuse_stale_view
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.node import GraphTensor
 from ..autograd.output_hooks import move_retained
@@ -79,10 +79,18 @@ class InPlaceMethods:
     def _change_in_place(self, op: str, compute, *others):
         """Set this tensor to `compute(self)` in place; see the module docstring for when the
         change is recorded. `others` are the Tensors `compute` also reads."""
+        if op != "setitem":  # (x[i] = v writes only x[i]: `h[0] += v` reads h[0] itself)
+            _refuse_partial_overlap(op, self, others)
         recording = is_grad_enabled() and (
             self.requires_grad
             or any(isinstance(o, GraphTensor) and o.requires_grad for o in others)
         )
+        if recording and isinstance(self._view_index, OneOfManyViews):
+            raise RuntimeError(
+                f"{op}: this tensor is one of the views that {self._view_index.op} returned, and "
+                "PyTorch does not allow changing such a view in place inside a graph; change a "
+                "clone() of it, or change the tensor it was cut from"
+            )
         if recording and self._view_index is not None:
             return _change_a_slice(self, compute)
         if recording:
@@ -395,6 +403,24 @@ def _refuse_leaf_or_view(t, op: str) -> None:
             "y[...] = ...), write the base itself (x[idx] = x[idx] + v), or build the new tensor "
             "with tg.where / masked_fill"
         )
+
+
+def _refuse_partial_overlap(op: str, t, others) -> None:
+    """PyTorch refuses an in-place op that reads a tensor whose memory partly overlaps the one
+    it writes (`y[2:5].add_(y[0:3])`: which values would it read?); the same tensor is fine."""
+    for o in others:
+        if not isinstance(o, GraphTensor) or o.array is t.array:
+            continue
+        a, b = t.array, o.array
+        if not np.may_share_memory(a, b):
+            continue
+        same = a.__array_interface__ == b.__array_interface__
+        if not same and np.shares_memory(a, b, max_work=10**6):
+            raise RuntimeError(
+                f"{op}: unsupported operation: some elements of the input tensor (shape "
+                f"{tuple(o.shape)}) and the written-to tensor (shape {tuple(t.shape)}) refer to "
+                "a single memory location; clone() the input first"
+            )
 
 
 def refuse_overlap(op: str, array: np.ndarray) -> None:

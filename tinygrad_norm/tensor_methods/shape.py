@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
+from ..autograd.function import join_view, mark_one_of_many
 from ..ops import indexing as I
+from ..ops import movement as MVP
 from ..ops import products as P
 from ..ops import rearrange as S
 from ..ops import scatter as SC
@@ -104,7 +107,10 @@ class ShapeMethods:
 
     def view(self, *shape):
         """The same memory with another shape (PyTorch's view): refused where the strides
-        do not allow it (a transposed tensor); reshape() copies then."""
+        do not allow it (a transposed tensor); reshape() copies then. `view(dtype)` reads the
+        same bytes as another dtype of the same size (not differentiable across dtypes)."""
+        if len(shape) == 1 and isinstance(shape[0], (dtypes.dtype, np.dtype, type)):
+            return _view_as_dtype(self, np.dtype(shape[0]))
         out = MV.reshape(self, *shape)
         if out.array.size > 1 and not np.shares_memory(out.array, self.array):
             raise RuntimeError(
@@ -114,6 +120,11 @@ class ShapeMethods:
                 ".contiguous() first"
             )
         return out
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """A view of this tensor's memory with the given sizes and strides (in elements) from
+        `storage_offset` (default: where this tensor starts), as PyTorch's."""
+        return MVP.AsStrided.apply(self, tuple(size), tuple(stride), storage_offset)
 
     def select(self, dim, index):
         """x.select(dim, i): the slice at index i along dim, that dim removed (a view)."""
@@ -138,7 +149,7 @@ class ShapeMethods:
         return MV.permute(self, *dims)
 
     transpose = MV.transpose
-    swapaxes = transpose
+    swapaxes = swapdims = transpose
     squeeze = MV.squeeze
     unsqueeze = MV.unsqueeze
 
@@ -174,9 +185,31 @@ class ShapeMethods:
             )
         return self.transpose(-2, -1)
 
+    mH = mT  # the conjugate transpose: the same for real numbers
+
     def unbind(self, dim=0):
         """The slices along `dim`, as a tuple (each without that dimension)."""
         if self.ndim == 0:
             raise IndexError("unbind: a 0-d tensor has no dimension to unbind")
         dim = dim % self.ndim
-        return tuple(self[(slice(None),) * dim + (i,)] for i in range(self.shape[dim]))
+        pieces = tuple(self[(slice(None),) * dim + (i,)] for i in range(self.shape[dim]))
+        return mark_one_of_many(pieces, "unbind")
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        """n pieces along `dim` (the first size % n one longer), or the pieces between the
+        given indices (as NumPy's array_split)."""
+        return MV.tensor_split(self, indices_or_sections, dim)
+
+
+def _view_as_dtype(t, dtype: np.dtype):
+    """t's memory read as `dtype` (PyTorch's view(dtype)), of the same element size here."""
+    if dtype == t.array.dtype:
+        return MV.reshape(t, t.shape)
+    if dtype.itemsize != t.array.dtype.itemsize:
+        raise RuntimeError(
+            f"view: reading {t.dtype} as {dtypes.dtype(dtype, dtype.name)} needs the same element "
+            "size here (PyTorch also changes the last dimension); use .to(dtype) to convert values"
+        )
+    out = t._make(t.array.view(dtype))
+    join_view(out, (t,))
+    return out

@@ -62,7 +62,8 @@ def _batched(op: str, input, n_space: int, pooling=False):  # noqa: A002 - PyTor
             f"{op}: expected a {n_space + 2}-d input (N, C, {_axes(n_space)}) or a "
             f"{n_space + 1}-d unbatched one, got shape {x.shape}"
         )
-    require_floating(op, x, NotImplementedError, f"F.{op}(x.float(), ...)")
+    if not (op == "max_pool2d" and x.dtype.kind in "iu"):  # PyTorch's one integer kernel
+        require_floating(op, x, NotImplementedError, f"F.{op}(x.float(), ...)")
     empty_ok = x.shape[0] == 0 or (x.shape[1] == 0 and not pooling)
     if 0 in x.shape[1 if pooling else 2 :] and not empty_ok:
         raise RuntimeError(

@@ -111,6 +111,11 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):  # n
         )
     if not training or p == 0.0:
         return x
+    if x.array.dtype.kind not in "fc":  # PyTorch's RuntimeError: 1 / (1 - p) is no integer
+        raise RuntimeError(
+            f"dropout: the input is {x.dtype}, and dropout scales by 1 / (1 - p), a float; "
+            "convert it first, e.g. F.dropout(x.float(), p)"
+        )
     if p == 1.0:
         return x * 0.0
     # PyTorch's CPU dropout: a mask of bernoulli(1 - p) draws, divided by 1 - p

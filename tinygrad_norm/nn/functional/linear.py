@@ -80,7 +80,7 @@ def embedding(input, weight, padding_idx=None):  # noqa: A002 - PyTorch's name
     """
     weight = as_tensor(weight)
     index = np.asarray(input.array if isinstance(input, Tensor) else input)
-    if index.dtype.kind not in "iu":
+    if index.dtype not in (np.int64, np.int32):  # uint8 and bool too: PyTorch's RuntimeError
         raise DtypeError(  # PyTorch's RuntimeError (a TypeError too)
             f"embedding: input must hold integer indices (int64 or int32), got {index.dtype}; "
             "convert with .long()"

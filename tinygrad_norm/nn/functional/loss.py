@@ -21,6 +21,7 @@ from ...ops import composite as C
 from ...ops import fused
 from ...ops.binary_cross_entropy import binary_cross_entropy as _binary_cross_entropy
 from ...ops.fused.cross_entropy import cross_entropy as _fused_cross_entropy
+from ...ops.fused.cross_entropy import require_index_target
 from ...ops.xp import softplus
 from ...tensor import Tensor
 
@@ -457,6 +458,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                         ignore_index=ignore_index, reduction=reduction)  # fmt: skip
         return loss.squeeze(0) if reduction == "none" else loss
     expected = x.shape[:1] + x.shape[2:]
+    require_index_target("nll_loss", target)  # float, bool, int32: PyTorch's RuntimeError
     if x.ndim < 2 or target.dtype.kind not in "iu" or target.shape != expected:
         raise ValueError(
             f"nll_loss: input of shape {x.shape} needs integer class indices of shape "

@@ -30,6 +30,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
     tensor([[-1.2247,  0.0000,  1.2247]])
     """
     x = as_tensor(input)
+    require_floating("layer_norm", x, NotImplementedError, "F.layer_norm(x.float(), ...)")
     shape = _normalized_shape("layer_norm", x, normalized_shape)
     weight, bias = _maybe(weight), _maybe(bias)
     for name, t in (("weight", weight), ("bias", bias)):
@@ -153,6 +154,7 @@ def batch_norm(
     variance (divided by n - 1), as PyTorch. training=False: the running statistics normalize.
     """
     x = as_tensor(input)
+    require_floating("batch_norm", x, NotImplementedError, "F.batch_norm(x.float(), ...)")
     _check_channels("batch_norm", x, running_mean=running_mean, running_var=running_var,
                     weight=weight, bias=bias)  # fmt: skip
     if training:
@@ -249,6 +251,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A0
     InstanceNorm. input (N, C, ...), weight and bias (C,).
     """
     x = as_tensor(input)
+    require_floating("group_norm", x, NotImplementedError, "F.group_norm(x.float(), ...)")
     _check_channels("group_norm", x, weight=weight, bias=bias)
     channels = x.shape[1]
     if num_groups <= 0 or channels % num_groups:

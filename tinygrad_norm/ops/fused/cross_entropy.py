@@ -10,6 +10,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ...autograd.node import GraphTensor
 from ...broadcast import ShapeError
+from ...dtypes import DtypeError
 from ..xp import exp, imul, isub, operands
 from .softmax import LogSoftmax, log_softmax_array, log_softmax_reference
 
@@ -299,6 +300,7 @@ def _check(x: np.ndarray, target: np.ndarray, weight, reduction, label_smoothing
                 "integer target"
             )
     elif target.dtype.kind in "iu":
+        require_index_target("cross_entropy", target)
         expected = x.shape[:1] + x.shape[2:] if x.ndim > 1 else ()
         if target.shape != expected:
             raise ValueError(
@@ -335,4 +337,14 @@ def _check_classes(target: np.ndarray, n_classes: int, ignore_index: int) -> Non
         raise IndexError(
             f"cross_entropy: target {target[bad].flat[0]} is out of range for {n_classes} "
             f"classes (0 to {n_classes - 1}; {ignore_index} is ignored)"
+        )
+
+
+def require_index_target(op: str, target) -> None:
+    """Class indices must be int64 (or uint8), as PyTorch's kernels take: int32 is refused."""
+    if target.dtype not in (np.int64, np.uint8):
+        raise DtypeError(  # PyTorch's RuntimeError
+            f"{op}: expected target dtype to be int64 (Long) or uint8 (Byte), but got "
+            f"{target.dtype}; convert class indices with target.long() (class probabilities "
+            "go to cross_entropy)"
         )
