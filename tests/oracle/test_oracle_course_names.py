@@ -112,6 +112,14 @@ def test_memory_methods_answer_pytorchs_questions():
         assert lib.zeros_like(x, memory_format=lib.preserve_format).shape == x.shape
 
 
+def test_record_stream_refuses_what_is_not_a_stream_as_pytorch_on_the_cpu():
+    for lib in (tg, torch):
+        with pytest.raises(RuntimeError, match="unknown parameter type"):
+            lib.ones(2).record_stream(None)
+        with pytest.raises(RuntimeError):  # no CUDA stream to record on the CPU
+            lib.cuda.Stream()
+
+
 @pytest.mark.parametrize("args", [(1, 4), (0, 1, 0.25), (5, 1, -1), (1.5, 3.2, 0.5)], ids=str)
 def test_range_includes_its_end(args):
     ours, theirs = tg.range(*args), torch.range(*args)

@@ -6,7 +6,8 @@ None in the format the file name says:
     .npz            a zip of .npy arrays with a JSON manifest (`checkpoint.py`)
     .safetensors    the safetensors format, a flat dict of tensors only (`safetensors.py`)
     anything else   (.pt, .pth, .bin, no extension) PyTorch's zip format, which real
-                    `torch.load(path, weights_only=True)` reads (`torch_writer.py`)
+                    `torch.load(path, weights_only=True)` reads (`torch_writer.py`); a
+                    whole Module too, which only tinygrad_norm rebuilds (`object_writer.py`)
 
 always atomically: the bytes go to a temporary file in the same folder, are flushed to the
 disk, and only then replace `path` in one step, so a crash or Ctrl-C mid-save leaves the

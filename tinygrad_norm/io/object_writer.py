@@ -33,8 +33,6 @@ from ..dtypes import dtype
 from ..nn.module import Module
 from .pickle_writer import Call, Global, NewObject
 
-_PLAIN_REDUCE = (object.__reduce__, object.__reduce_ex__)
-
 
 def encode_object(value, where: str, memo: dict, encode):
     """The pickle spelling of `value` (a Module, a plain object, a function or class, a set, a
@@ -54,7 +52,9 @@ def encode_object(value, where: str, memo: dict, encode):
     if isinstance(value, Module) or _is_plain_object(value):
         module, name = _import_path(type(value), where)
         key = memo[id(value)] = len(memo)
-        state = value.__getstate__() if not isinstance(value, Module) else dict(value.__dict__)
+        state = dict(value.__dict__)
+        if not isinstance(value, Module) and hasattr(value, "__getstate__"):  # Python >= 3.11
+            state = value.__getstate__()
         return NewObject(module, name, encode(state, where), key)
     return None
 
@@ -64,8 +64,8 @@ def _is_plain_object(value) -> bool:
     cls = type(value)
     return (
         hasattr(value, "__dict__")
-        and cls.__reduce__ in _PLAIN_REDUCE[:1]
-        and cls.__reduce_ex__ in _PLAIN_REDUCE[1:]
+        and cls.__reduce__ is object.__reduce__
+        and cls.__reduce_ex__ is object.__reduce_ex__
         and cls.__new__ is object.__new__
         and not isinstance(value, types.ModuleType)
     )

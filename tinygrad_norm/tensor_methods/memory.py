@@ -96,7 +96,12 @@ class MemoryMethods:
         return self
 
     def record_stream(self, stream) -> None:
-        """Does nothing: there are no CUDA streams on the CPU."""
+        """PyTorch's CPU answer: there are no CUDA streams on the CPU (`torch.cuda.Stream()`
+        raises), so whatever `stream` is, it is not one."""
+        raise RuntimeError(
+            f"record_stream: unknown parameter type {type(stream).__name__} (a CUDA stream is "
+            "expected, and tinygrad_norm runs on the CPU: there are none)"
+        )
 
     @property
     def is_xpu(self) -> bool:
