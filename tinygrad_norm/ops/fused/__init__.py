@@ -16,6 +16,7 @@
 - `silu`: Silu (x * sigmoid(x))
 - `clamp`: Clamp (clamp with number bounds: one mask in backward)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
+- `elu`: Elu (elu, selu, celu), Hardswish
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
@@ -35,6 +36,7 @@ from .cdist import Cdist, cdist_mm, cdist_reference
 from .clamp import Clamp, clamp, clamp_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
+from .elu import Elu, Hardswish, elu, elu_reference, hardswish, hardswish_reference
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
@@ -55,6 +57,12 @@ from .softmax import (
 )
 
 __all__ = [
+    "Elu",
+    "Hardswish",
+    "elu",
+    "elu_reference",
+    "hardswish",
+    "hardswish_reference",
     "Cdist",
     "cdist_mm",
     "cdist_reference",
