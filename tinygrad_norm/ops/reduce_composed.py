@@ -204,6 +204,8 @@ def _mode_ranks(rows: np.ndarray) -> np.ndarray:
     (np.maximum.reduceat over its runs) and the first run of that length. A NaN is a run of
     its own (NaN != NaN)."""
     n_rows, n = rows.shape
+    if n_rows == 0:
+        return np.zeros(0, np.int64)
     begins = np.ones(rows.shape, dtype=bool)
     np.not_equal(rows[:, 1:], rows[:, :-1], out=begins[:, 1:])
     starts = np.flatnonzero(begins)  # where each run begins, in the flattened rows
@@ -227,7 +229,7 @@ def mode(input, dim=-1, keepdim=False):  # noqa: A002
         rows = np.moveaxis(ranked, axis, -1)
         return _mode_ranks(rows.reshape(-1, rows.shape[-1])).reshape(rows.shape[:-1])
 
-    if axis is None or x.shape[axis] == 0:
+    if axis is None or x.array.size == 0:
         return _pick("mode", x, axis, keepdim, choose)
     # the values sorted (no positions: faster than the stable argsort), the mode's value per
     # row from them, then its last occurrence in the row (the first NaN for a NaN mode, which
