@@ -1,4 +1,5 @@
-"""The ELU family and hardswish as one node (ops/fused/elu.py) against their composed
+"""The ELU family, hardswish, leaky_relu (ops/fused/elu.py) and hardtanh (ops/fused/clamp.py)
+as one node each against their composed
 references: values and gradients (plain backward on arrays), first and second derivatives
 (recorded, float64), edge values (0, +-3, +-inf, NaN), float32 kept."""
 
@@ -7,12 +8,35 @@ import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm.nn.functional.activation import SELU_ALPHA, SELU_SCALE
-from tinygrad_norm.ops.fused import elu, elu_reference, hardswish, hardswish_reference
+from tinygrad_norm.ops.fused import (
+    Hardtanh,
+    LeakyRelu,
+    elu,
+    elu_reference,
+    hardswish,
+    hardswish_reference,
+    hardtanh_reference,
+    leaky_relu_reference,
+)
 
 EDGES = np.array([0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 2.9, -2.9, 1e-8, 50.0, -50.0, np.inf, -np.inf])
 PARAMS = [(1.0, 1.0, 1.0), (1.5, 1.0, 1.0), (SELU_ALPHA, SELU_SCALE, 1.0), (0.7, 1.0, 1 / 0.7)]
 KINDS = [(lambda x, p=p: elu(x, *p), lambda x, p=p: elu_reference(x, *p)) for p in PARAMS]
 KINDS.append((hardswish, hardswish_reference))
+for slope in (0.01, 0.2, 1.0, 1.5, -0.3):
+    KINDS.append(
+        (
+            lambda x, s=slope: LeakyRelu.apply(x, slope=s),
+            lambda x, s=slope: leaky_relu_reference(x, s),
+        )
+    )
+for low, high in ((-1.0, 1.0), (0.0, 6.0), (-2.9, 3.0)):
+    KINDS.append(
+        (
+            lambda x, a=low, b=high: Hardtanh.apply(x, a, b),
+            lambda x, a=low, b=high: hardtanh_reference(x, a, b),
+        )
+    )
 
 
 def _value_and_grad(fn, array, g):
@@ -56,3 +80,6 @@ def test_one_node():
     for fn in (tg.nn.functional.elu, tg.nn.functional.selu, tg.nn.functional.celu):
         assert fn(x).grad_fn.fn is tg.ops.fused.Elu
     assert tg.nn.functional.hardswish(x).grad_fn.fn is tg.ops.fused.Hardswish
+    assert tg.nn.functional.leaky_relu(x).grad_fn.fn is tg.ops.fused.LeakyRelu
+    for fn in (tg.nn.functional.hardtanh, tg.nn.functional.relu6):
+        assert fn(x).grad_fn.fn is tg.ops.fused.Hardtanh

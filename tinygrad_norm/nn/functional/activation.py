@@ -63,7 +63,7 @@ def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
     x = _floating_only("leaky_relu", input)
-    return Where.apply(x.array > 0, x, x * negative_slope)
+    return fused.LeakyRelu.apply(x, slope=negative_slope)  # one node: ops/fused/elu.py
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
@@ -128,8 +128,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
         return _clip_integers(x, min_val, max_val)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
-    inside = (x.array > min_val) & (x.array < max_val)
-    return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
+    return fused.Hardtanh.apply(x, min_val, max_val)  # one node: ops/fused/clamp.py
 
 
 def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
