@@ -10,7 +10,7 @@ Primitives (a forward on arrays and a backward written with Tensor operations):
 - `rounding` (gradient 0): Floor, Ceil, Trunc, Round, Sign, SignOf, RoundedDiv
 - `reduce`: Sum, Max
 - `scan`: Cumsum (and cumprod, logcumsumexp, cummax, cummin composed beside it)
-- `movement`: Reshape, Permute, Expand, GetItem, ScatterAdd, IndexPut, Cat, Clone, and the
+- `movement`: Reshape, Permute, Roll, Expand, GetItem, ScatterAdd, IndexPut, Cat, Clone, and the
   views Diagonal, Unfold and AsStrided
 - `linalg`: MatMul, Det; `einsum`: Einsum; `svd`: SingularValues and SingularValuesGrad
 - `binary_cross_entropy`: BinaryCrossEntropy (PyTorch's clamped log, finite at 0 and 1)
@@ -31,7 +31,8 @@ Composed from the primitives (no backward of their own; autograd derives it):
 
 `fused/` holds the fast kernels (linear, conv, layer_norm, softmax, gelu, silu, cross_entropy,
 bce_with_logits, mse_loss, embedding, batch_norm, attention, LSTM, clamp with number bounds,
-`x ** p` for small p, Euclidean cdist by a GEMM), each with its derivation and a composed reference,
-and `xp.py` is the one named place where a backward formula runs on bare arrays for speed.
+`x ** p` for small p, Euclidean cdist by a GEMM, elu/selu/celu, hardswish, leaky_relu,
+hardtanh), each with its derivation and a composed reference, and `xp.py` is the one named
+place where a backward formula runs on bare arrays for speed.
 `erf_numpy` and `erfinv_numpy` compute erf, erfc and erfinv on arrays (no SciPy).
 """

@@ -43,6 +43,25 @@ class Permute(Function):
         return permute(g, inverse), None
 
 
+class Roll(Function):
+    """out = a with its elements shifted along `axes` by `shifts` places, wrapping around:
+    out[(i + shift) % n] = a[i] (np.roll: two slice copies per axis, no index arrays)."""
+
+    formula = "grad_a = grad_out rolled back (by -shifts)"
+
+    @staticmethod
+    def forward(ctx, a, shifts, axes):
+        return np.roll(a, shifts, axes)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (g,) = operands(grad_output)
+        back = tuple(-s for s in ctx.shifts)
+        if isinstance(g, GraphTensor):  # recorded (create_graph)
+            return Roll.apply(g, shifts=back, axes=ctx.axes), None, None
+        return np.roll(g, back, ctx.axes), None, None
+
+
 class Expand(Function):
     """out = a broadcast to `shape` (a view, no copy; as in PyTorch, a write into places of
     it that are one memory location each, e.g. `e[0] = ...`, reaches `a`).

@@ -2,8 +2,9 @@
 diag, diagonal, diag_embed, meshgrid, broadcast_to, view_as. Composed from the movement
 primitives; autograd derives every gradient (`shape.py` holds reshape, permute, cat, ...).
 
-`flip` (then copied, as PyTorch's), `roll`, `repeat_interleave` read elements with one GetItem
-(basic slices or an index array), so their gradient sends each element's gradient back to where
+`roll` is the Roll primitive (np.roll forward, rolled back in backward). `flip` (then copied,
+as PyTorch's) and `repeat_interleave` read elements with one GetItem (basic slices or an index
+array), so their gradient sends each element's gradient back to where
 it was read (and adds up where one element was read twice); `unfold` and `diagonal` are views
 (the Unfold and Diagonal primitives), as PyTorch's. `diag_embed` writes with ScatterAdd
 into zeros. `movedim`, `rot90` and `unflatten` are Permute and Reshape.
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..broadcast import broadcast_shape
 from .indexing import constant, index_array, one_dim
-from .movement import Clone, Diagonal, GetItem, ScatterAdd, Unfold
+from .movement import Clone, Diagonal, GetItem, Roll, ScatterAdd, Unfold
 from .shape import integer_sizes
 
 
@@ -77,16 +78,9 @@ def roll(input, shifts, dims=None):  # noqa: A002
         )
     if x.ndim == 0:
         raise IndexError(f"roll: dims {axes} name a dimension, but the tensor is 0-d (no dims)")
-    index = [slice(None)] * x.ndim
-    for shift, d in zip(shifts, axes):
-        d = one_dim("roll", d, x.ndim)
-        n = x.shape[d]
-        index[d] = (np.arange(n) - shift) % n if n else np.arange(0)
-    out = x
-    for d, i in enumerate(index):  # one axis at a time: separate index arrays would pair up
-        if not isinstance(i, slice):
-            out = GetItem.apply(out, index=(slice(None),) * d + (i,))
-    return out
+    axes = tuple(one_dim("roll", d, x.ndim) for d in axes)
+    shifts = tuple(int(s) for s in shifts)
+    return Roll.apply(x, shifts=shifts, axes=axes)
 
 
 def rot90(input, k=1, dims=(0, 1)):  # noqa: A002

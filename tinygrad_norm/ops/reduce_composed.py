@@ -197,6 +197,28 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     return _pick("kthvalue", x, axis, keepdim, choose, k=k)
 
 
+def _mode_ranks(rows: np.ndarray) -> np.ndarray:
+    """For sorted (R, n) rows, n >= 1: per row the position of the last element of the
+    longest run of equal values (the first such run: the smallest value). All rows at once:
+    the runs of the flattened rows (each row begins one), their lengths, each row's longest
+    (np.maximum.reduceat over its runs) and the first run of that length. A NaN is a run of
+    its own (NaN != NaN)."""
+    n_rows, n = rows.shape
+    if n_rows == 0:
+        return np.zeros(0, np.int64)
+    begins = np.ones(rows.shape, dtype=bool)
+    np.not_equal(rows[:, 1:], rows[:, :-1], out=begins[:, 1:])
+    starts = np.flatnonzero(begins)  # where each run begins, in the flattened rows
+    counts = np.diff(np.append(starts, n_rows * n))
+    run_row = starts // n
+    row_first_run = np.flatnonzero(starts % n == 0)  # one per row
+    longest = np.maximum.reduceat(counts, row_first_run)
+    best = np.flatnonzero(counts == longest[run_row])
+    best_rows = run_row[best]
+    first = best[np.append(True, best_rows[1:] != best_rows[:-1])]  # one per row, in order
+    return starts[first] % n + counts[first] - 1
+
+
 def mode(input, dim=-1, keepdim=False):  # noqa: A002
     """(values, indices) of the most frequent value along `dim`; among equally frequent values
     the smallest, and its last occurrence as the index (as PyTorch)."""
@@ -205,13 +227,23 @@ def mode(input, dim=-1, keepdim=False):  # noqa: A002
 
     def choose(ranked, order):
         rows = np.moveaxis(ranked, axis, -1)
-        flat = rows.reshape(-1, rows.shape[-1])
-        ranks = np.empty(len(flat), dtype=np.int64)
-        for r, row in enumerate(flat):
-            starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])  # where each run begins
-            counts = np.diff(np.r_[starts, len(row)])
-            best = int(np.argmax(counts))  # the first (smallest) value of the highest count
-            ranks[r] = starts[best] + counts[best] - 1  # the run's last: its last occurrence
-        return ranks.reshape(rows.shape[:-1])
+        return _mode_ranks(rows.reshape(-1, rows.shape[-1])).reshape(rows.shape[:-1])
 
-    return _pick("mode", x, axis, keepdim, choose)
+    if axis is None or x.array.size == 0:
+        return _pick("mode", x, axis, keepdim, choose)
+    # the values sorted (no positions: faster than the stable argsort), the mode's value per
+    # row from them, then its last occurrence in the row (the first NaN for a NaN mode, which
+    # only a row of NaNs has: NaN's runs are single)
+    moved = np.moveaxis(x.array, axis, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    ranked = np.sort(rows, axis=1)
+    value = ranked[np.arange(len(rows)), _mode_ranks(ranked)][:, None]
+    last = rows.shape[1] - 1 - np.argmax((rows == value)[:, ::-1], axis=1)
+    if rows.dtype.kind == "f" and np.isnan(value).any():
+        nan_rows = np.flatnonzero(np.isnan(value[:, 0]))
+        last[nan_rows] = np.argmax(np.isnan(rows[nan_rows]), axis=1)
+    indices = np.expand_dims(last.reshape(moved.shape[:-1]), axis).astype(np.int64)
+    values = take_along(x, indices, axis)
+    if not keepdim:
+        values, indices = values.squeeze(axis), indices.squeeze(axis)
+    return ValuesIndices(values, constant(indices, x))

@@ -16,7 +16,7 @@ from ...functions.creation import as_tensor
 from ...ops import fused
 from ...ops.composite import require_floating
 from ...ops.elementwise import Where
-from ...ops.special import Expm1, Log1p
+from ...ops.special import Log1p
 from ...tensor import Tensor
 
 __all__ = [
@@ -60,17 +60,10 @@ def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
     return np.asarray(values, dtype=like.dtype)
 
 
-def _nonpositive(x: Tensor) -> Tensor:
-    """x where x <= 0 or NaN, else 0: the input of an exp piece that is used only there (so no
-    large x reaches exp, whose unused gradient would be 0 * inf). A NaN goes this way, as in
-    PyTorch: its output and its gradient are NaN."""
-    return Where.apply(~(x.array > 0), x, np.zeros((), x.dtype))
-
-
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
     x = _floating_only("leaky_relu", input)
-    return Where.apply(x.array > 0, x, x * negative_slope)
+    return fused.LeakyRelu.apply(x, slope=negative_slope)  # one node: ops/fused/elu.py
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002
@@ -81,18 +74,18 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.6321,  2.0000])
     """
     x = _floating_only("elu", input)
-    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x)) * alpha)
+    return fused.elu(x, alpha)  # one node: ops/fused/elu.py
 
 
 def selu(input, inplace=False):  # noqa: A002
     """scale * elu(x, alpha) with PyTorch's constants alpha = 1.6733, scale = 1.0507."""
-    return elu(_floating_only("selu", input), SELU_ALPHA) * SELU_SCALE
+    return fused.elu(_floating_only("selu", input), SELU_ALPHA, scale=SELU_SCALE)
 
 
 def celu(input, alpha=1.0, inplace=False):  # noqa: A002
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise: elu with a slope of 1 at 0."""
     x = _floating_only("celu", input)
-    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x) / alpha) * alpha)
+    return fused.elu(x, alpha, input_scale=1 / alpha)
 
 
 def silu(input, inplace=False):  # noqa: A002
@@ -135,8 +128,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
         return _clip_integers(x, min_val, max_val)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
-    inside = (x.array > min_val) & (x.array < max_val)
-    return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
+    return fused.Hardtanh.apply(x, min_val, max_val)  # one node: ops/fused/clamp.py
 
 
 def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
@@ -174,10 +166,7 @@ def hardswish(input, inplace=False):  # noqa: A002
     PyTorch's backward does.
     """
     x = _floating_only("hardswish", input)
-    inside = ~((x.array <= -3) | (x.array >= 3))
-    x_inside = Where.apply(inside, x, np.zeros((), x.dtype))  # no inf * 0 in the unused piece
-    middle = x_inside * (x_inside + 3) / 6
-    return Where.apply(x.array <= -3, np.zeros((), x.dtype), Where.apply(inside, middle, x))
+    return fused.hardswish(x)  # one node: ops/fused/elu.py
 
 
 def logsigmoid(input):  # noqa: A002

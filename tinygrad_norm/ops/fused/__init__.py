@@ -14,8 +14,9 @@
 - `bce_with_logits`: BCEWithLogits (binary cross-entropy of logits, with pos_weight and weight)
 - `power`: PowScalar (x ** p for a number p: multiplications or sqrt for 2, 3, 4, 1/2, -1, ...)
 - `silu`: Silu (x * sigmoid(x))
-- `clamp`: Clamp (clamp with number bounds: one mask in backward)
+- `clamp`: Clamp (clamp with number bounds: one mask in backward), Hardtanh (and relu6)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
+- `elu`: Elu (elu, selu, celu), Hardswish, LeakyRelu
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
@@ -32,9 +33,19 @@ from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
 from .cdist import Cdist, cdist_mm, cdist_reference
-from .clamp import Clamp, clamp, clamp_reference
+from .clamp import Clamp, Hardtanh, clamp, clamp_reference, hardtanh_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
+from .elu import (
+    Elu,
+    Hardswish,
+    LeakyRelu,
+    elu,
+    elu_reference,
+    hardswish,
+    hardswish_reference,
+    leaky_relu_reference,
+)
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
@@ -55,6 +66,16 @@ from .softmax import (
 )
 
 __all__ = [
+    "Hardtanh",
+    "hardtanh_reference",
+    "LeakyRelu",
+    "leaky_relu_reference",
+    "Elu",
+    "Hardswish",
+    "elu",
+    "elu_reference",
+    "hardswish",
+    "hardswish_reference",
     "Cdist",
     "cdist_mm",
     "cdist_reference",

@@ -15,9 +15,10 @@ import numpy as np
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..composite import clamp as clamp_reference
+from ..elementwise import Where
 from ..xp import operands, times_mask
 
-__all__ = ["Clamp", "clamp", "clamp_reference"]
+__all__ = ["Clamp", "Hardtanh", "clamp", "clamp_reference", "hardtanh_reference"]
 
 
 class Clamp(Function):
@@ -64,3 +65,38 @@ def clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's names
     if numbers and (min is not None or max is not None) and x.array.dtype.kind == "f":
         return Clamp.apply(x, min, max)
     return clamp_reference(x, min, max)
+
+
+class Hardtanh(Function):
+    """hardtanh: out = clip(x, lo, hi), with the gradient 1 strictly inside (lo < x < hi) and
+    0 at the ends, outside and at NaN (PyTorch's hardtanh and relu6), unlike `Clamp`.
+
+    >>> import tinygrad_norm as tg
+    >>> x = tg.tensor([-2.0, 0.0, 1.0], requires_grad=True)
+    >>> Hardtanh.apply(x, -1.0, 1.0).sum().backward()
+    >>> x.grad
+    tensor([0., 1., 0.])
+    """
+
+    formula = "grad_x = grad_out * (lo < x < hi)"
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        if ctx.needs_input_grad[0]:
+            inside = x > lo
+            inside &= x < hi
+            ctx.save_for_backward(inside)
+        return np.clip(x, lo, hi)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        g, inside = operands(grad_output, *ctx.saved_tensors)
+        if is_grad_enabled():
+            return g * inside
+        return times_mask(g, inside)
+
+
+def hardtanh_reference(x, lo, hi):
+    """hardtanh composed (a Where of x and the clipped constant): the test reference."""
+    inside = (x.array > lo) & (x.array < hi)
+    return Where.apply(inside, x, x._make(np.clip(x.array, lo, hi)))
