@@ -105,38 +105,35 @@ def conv(stride, padding, dilation=1, groups=1):
 
 
 def conv_transpose(stride, padding, output_padding=0, groups=1):
-    """Each input element stamps x w on the output at i s + j - padding: rows @ w, then col2im;
-    the backward reads g's windows (im2col) for both gradients."""
+    """Each input element stamps x w on the output at i s + j - padding: per group
+    cols = W^T @ x (batch-last rows), then col2im; the backward reads g's windows (im2col,
+    batch-last) once for both gradients: dx = W @ gcols, dW = x @ gcols^T."""
 
     def limit(xs, g):
         x, w = xs[0], xs[1]
         nd = x.ndim - 2
         k, s, d = w.shape[2:], (stride,) * nd, (1,) * nd
         sizes = x.shape[2:]
-        full = [(n - 1) * stride + ki + output_padding for n, ki in zip(sizes, k)]
+        full = [(m - 1) * stride + ki + output_padding for m, ki in zip(sizes, k)]
         n, cin, cout = x.shape[0], x.shape[1] // groups, w.shape[1]
-        rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-        yfull = np.zeros((n, cout * groups, *full), x.dtype)
-        gfull = np.zeros_like(yfull)
-        crop = tuple(slice(padding, padding + f - 2 * padding) for f in full)
-        gfull[(slice(None), slice(None)) + crop] = g
-        gwin = _windows(gfull, k, s, d, sizes)
-        gxs, gws = [], []
-        for gi in range(groups):
-            wg = w[gi * cin : (gi + 1) * cin].reshape(cin, -1)
-            part = rows[:, gi * cin : (gi + 1) * cin]
-            cols = (part @ wg).reshape((n, *sizes, cout, *k))
-            stamps = np.moveaxis(cols, 1 + nd, 1)
-            _col2im(yfull[:, gi * cout : (gi + 1) * cout], stamps, k, s, d, sizes)
-            gcols = np.moveaxis(gwin[:, gi * cout : (gi + 1) * cout], 1, 1 + nd)
-            gcols = gcols.reshape(part.shape[0], -1)
-            gxs.append(gcols @ wg.T)
-            gws.append((part.T @ gcols).reshape((cin, cout, *k)))
-        y = yfull[(slice(None), slice(None)) + crop]
+        xm = np.ascontiguousarray(np.moveaxis(x, 0, -1)).reshape(groups, cin, -1)
+        wm = w.reshape(groups, cin, -1)
+        cols = (wm.swapaxes(-1, -2) @ xm).reshape(groups * cout, *k, *sizes, n)
+        yfull = np.zeros((groups * cout, *full, n), x.dtype)
+        for tap in itertools.product(*map(range, k)):
+            yfull[(slice(None),) + _tap_slices(tap, s, d, sizes)] += cols[(slice(None),) + tap]
+        crop = (slice(None),) + tuple(slice(padding, f - padding) for f in full)
+        y = yfull[crop]
         if len(xs) == 3:
-            y + xs[2].reshape((-1,) + (1,) * nd)
-        gx = np.concatenate(gxs, axis=1).reshape((n, *sizes, -1))
-        grads = [np.moveaxis(gx, -1, 1), np.concatenate(gws, axis=0)]
+            y += xs[2].reshape((-1,) + (1,) * (nd + 1))
+        np.moveaxis(y, -1, 0)  # (N, O, *O), a view
+        gfull = np.zeros_like(yfull)
+        gfull[crop] = np.moveaxis(g, 0, -1)
+        gcols = np.ascontiguousarray(_batch_last_windows(gfull, k, s, d, sizes))
+        gcols = gcols.reshape(groups, cout * int(np.prod(k)), -1)
+        gx = (wm @ gcols).reshape(x.shape[1], *sizes, n)
+        gw = (xm @ gcols.swapaxes(-1, -2)).reshape(w.shape)
+        grads = [np.moveaxis(gx, -1, 0), gw]
         return grads + ([g.sum(axis=(0, *range(2, g.ndim)))] if len(xs) == 3 else [])
 
     return limit
