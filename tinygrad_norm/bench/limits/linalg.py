@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops_limits as lim
-from .common import expand_back, sum_to
+from .common import expand_back, sign, sum_to
 
 
 def _t(a):
@@ -208,7 +208,7 @@ def _abs_sum_pick(sum_axis, select):
         np.take_along_axis(sums, index[..., None], -1)
         weights = np.zeros_like(sums)
         np.put_along_axis(weights, index[..., None], np.reshape(g, index.shape)[..., None], -1)
-        return [np.sign(x).__imul__(np.expand_dims(weights, sum_axis))]
+        return [sign(x).__imul__(np.expand_dims(weights, sum_axis))]
 
     return limit
 
@@ -220,7 +220,7 @@ def matrix_norm_dims(xs, g):
     index = np.argmax(sums, axis=-1)[:, None]
     weights = np.zeros_like(sums)
     np.put_along_axis(weights, index, g.reshape(-1, 1), -1)
-    return [np.sign(x).__imul__(weights[None])]
+    return [sign(x).__imul__(weights[None])]
 
 
 def fro(xs, g):

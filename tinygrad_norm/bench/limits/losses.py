@@ -9,7 +9,7 @@ import numpy as np
 
 from ...testing.op_cases_loss import _COUNTS, _CTC_IN, _CTC_OUT, _CTC_TARGETS, _P, _Q, _SIGN
 from .activations import _sigmoid
-from .common import sum_to
+from .common import sign, sum_to
 
 
 def bce_weight(xs, g):
@@ -39,7 +39,7 @@ def l1(xs, g):
     x, y = xs
     d = x - y
     np.abs(d).mean()
-    gx = np.sign(d, out=d)
+    gx = sign(d)
     gx *= g / d.size
     return [gx, np.negative(gx)]
 
@@ -51,7 +51,7 @@ def smooth_l1(xs, g):
     a = np.abs(d)
     inside = a < 0.5
     np.where(inside, d * d, a - 0.25)
-    gx = np.where(inside, d * 2.0, np.sign(d))
+    gx = np.where(inside, d * 2.0, sign(d))
     gx *= g
     return [gx, np.negative(gx)]
 

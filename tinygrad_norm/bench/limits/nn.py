@@ -52,8 +52,20 @@ def _crop(gxp, pads, sizes):
     return gxp[(slice(None), slice(None)) + kept]
 
 
+def _batch_last_windows(xp, k, s, d, out):
+    """The (C, *K, *O, N) strided view of a batch-last padded array `xp` (C, *S, N)."""
+    nd = len(k)
+    st = xp.strides
+    shape = (xp.shape[0], *k, *out, xp.shape[-1])
+    strides = (st[0], *(st[1 + i] * d[i] for i in range(nd)))
+    strides += (*(st[1 + i] * s[i] for i in range(nd)), st[-1])
+    return np.lib.stride_tricks.as_strided(xp, shape, strides, writeable=False)
+
+
 def conv(stride, padding, dilation=1, groups=1):
-    """y = b + sum over channels and taps of w x (cross-correlation), by groups of channels."""
+    """y = b + W @ cols per group, cols (C K, L N) the windows of the whole batch laid out
+    batch-last (so the im2col copy moves runs of N numbers): one GEMM forward, two backward
+    (dW = G cols^T, dcols = W^T G), then col2im as one strided add per kernel tap."""
 
     def limit(xs, g):
         x, w = xs[0], xs[1]
@@ -66,65 +78,62 @@ def conv(stride, padding, dilation=1, groups=1):
             pads = [
                 (di * (ki - 1) // 2, di * (ki - 1) - di * (ki - 1) // 2) for ki, di in zip(k, d)
             ]
-        xp = np.pad(x, [(0, 0), (0, 0)] + pads)
-        out = [(n - di * (ki - 1) - 1) // si + 1 for n, ki, si, di in zip(xp.shape[2:], k, s, d)]
-        win = _windows(xp, k, s, d, out)
-        n, cin, cout = x.shape[0], w.shape[1], w.shape[0] // groups
-        rows = n * int(np.prod(out))
-        grows = np.moveaxis(g, 1, -1).reshape(rows, -1)
-        ys, gws, gxp = [], [], np.zeros_like(xp)
-        for gi in range(groups):
-            part = win[:, gi * cin : (gi + 1) * cin]
-            cols = np.moveaxis(part, 1, 1 + nd).reshape(rows, -1)
-            wg = w[gi * cout : (gi + 1) * cout].reshape(cout, -1)
-            ys.append(cols @ wg.T)
-            gpart = grows[:, gi * cout : (gi + 1) * cout]
-            gws.append((gpart.T @ cols).reshape((cout,) + w.shape[1:]))
-            gcols = (gpart @ wg).reshape((n, *out, cin, *k))
-            _col2im(gxp[:, gi * cin : (gi + 1) * cin], np.moveaxis(gcols, 1 + nd, 1), k, s, d, out)
-        y = np.concatenate(ys, axis=1) if groups > 1 else ys[0]
+        n, c, o = x.shape[0], x.shape[1], w.shape[0]
+        sizes = [size + lo + hi for size, (lo, hi) in zip(x.shape[2:], pads)]
+        inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(pads, x.shape[2:]))
+        xp = np.zeros((c, *sizes, n), x.dtype)
+        xp[(slice(None),) + inner] = np.moveaxis(x, 0, -1)
+        out = [(m - di * (ki - 1) - 1) // si + 1 for m, ki, si, di in zip(sizes, k, s, d)]
+        win = _batch_last_windows(xp, k, s, d, out)
+        cols = np.ascontiguousarray(win).reshape(groups, -1, int(np.prod(out)) * n)
+        wm = w.reshape(groups, o // groups, -1)
+        y = (wm @ cols).reshape(o, *out, n)
         if len(xs) == 3:
-            y += xs[2]
-        np.moveaxis(y.reshape((n, *out, -1)), -1, 1)
-        grads = [_crop(gxp, pads, x.shape[2:]), np.concatenate(gws, axis=0)]
-        return grads + ([grows.sum(axis=0)] if len(xs) == 3 else [])
+            y += xs[2].reshape((o,) + (1,) * (nd + 1))
+        np.moveaxis(y, -1, 0)  # (N, O, *O), a view
+        gm = np.ascontiguousarray(np.moveaxis(g, 0, -1)).reshape(groups, o // groups, -1)
+        gw = (cols @ gm.swapaxes(-1, -2)).swapaxes(-1, -2).reshape(w.shape)
+        gcols = (wm.swapaxes(-1, -2) @ gm).reshape(c, *k, *out, n)
+        gxp = np.zeros_like(xp)
+        for tap in itertools.product(*map(range, k)):
+            places = (slice(None),) + _tap_slices(tap, s, d, out)
+            gxp[places] += gcols[(slice(None),) + tap]
+        grads = [np.moveaxis(gxp[(slice(None),) + inner], -1, 0), gw]
+        return grads + ([gm.sum(axis=-1).reshape(o)] if len(xs) == 3 else [])
 
     return limit
 
 
 def conv_transpose(stride, padding, output_padding=0, groups=1):
-    """Each input element stamps x w on the output at i s + j - padding: rows @ w, then col2im;
-    the backward reads g's windows (im2col) for both gradients."""
+    """Each input element stamps x w on the output at i s + j - padding: per group
+    cols = W^T @ x (batch-last rows), then col2im; the backward reads g's windows (im2col,
+    batch-last) once for both gradients: dx = W @ gcols, dW = x @ gcols^T."""
 
     def limit(xs, g):
         x, w = xs[0], xs[1]
         nd = x.ndim - 2
         k, s, d = w.shape[2:], (stride,) * nd, (1,) * nd
         sizes = x.shape[2:]
-        full = [(n - 1) * stride + ki + output_padding for n, ki in zip(sizes, k)]
+        full = [(m - 1) * stride + ki + output_padding for m, ki in zip(sizes, k)]
         n, cin, cout = x.shape[0], x.shape[1] // groups, w.shape[1]
-        rows = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
-        yfull = np.zeros((n, cout * groups, *full), x.dtype)
-        gfull = np.zeros_like(yfull)
-        crop = tuple(slice(padding, padding + f - 2 * padding) for f in full)
-        gfull[(slice(None), slice(None)) + crop] = g
-        gwin = _windows(gfull, k, s, d, sizes)
-        gxs, gws = [], []
-        for gi in range(groups):
-            wg = w[gi * cin : (gi + 1) * cin].reshape(cin, -1)
-            part = rows[:, gi * cin : (gi + 1) * cin]
-            cols = (part @ wg).reshape((n, *sizes, cout, *k))
-            stamps = np.moveaxis(cols, 1 + nd, 1)
-            _col2im(yfull[:, gi * cout : (gi + 1) * cout], stamps, k, s, d, sizes)
-            gcols = np.moveaxis(gwin[:, gi * cout : (gi + 1) * cout], 1, 1 + nd)
-            gcols = gcols.reshape(part.shape[0], -1)
-            gxs.append(gcols @ wg.T)
-            gws.append((part.T @ gcols).reshape((cin, cout, *k)))
-        y = yfull[(slice(None), slice(None)) + crop]
+        xm = np.ascontiguousarray(np.moveaxis(x, 0, -1)).reshape(groups, cin, -1)
+        wm = w.reshape(groups, cin, -1)
+        cols = (wm.swapaxes(-1, -2) @ xm).reshape(groups * cout, *k, *sizes, n)
+        yfull = np.zeros((groups * cout, *full, n), x.dtype)
+        for tap in itertools.product(*map(range, k)):
+            yfull[(slice(None),) + _tap_slices(tap, s, d, sizes)] += cols[(slice(None),) + tap]
+        crop = (slice(None),) + tuple(slice(padding, f - padding) for f in full)
+        y = yfull[crop]
         if len(xs) == 3:
-            y + xs[2].reshape((-1,) + (1,) * nd)
-        gx = np.concatenate(gxs, axis=1).reshape((n, *sizes, -1))
-        grads = [np.moveaxis(gx, -1, 1), np.concatenate(gws, axis=0)]
+            y += xs[2].reshape((-1,) + (1,) * (nd + 1))
+        np.moveaxis(y, -1, 0)  # (N, O, *O), a view
+        gfull = np.zeros_like(yfull)
+        gfull[crop] = np.moveaxis(g, 0, -1)
+        gcols = np.ascontiguousarray(_batch_last_windows(gfull, k, s, d, sizes))
+        gcols = gcols.reshape(groups, cout * int(np.prod(k)), -1)
+        gx = (wm @ gcols).reshape(x.shape[1], *sizes, n)
+        gw = (xm @ gcols.swapaxes(-1, -2)).reshape(w.shape)
+        grads = [np.moveaxis(gx, -1, 0), gw]
         return grads + ([g.sum(axis=(0, *range(2, g.ndim)))] if len(xs) == 3 else [])
 
     return limit
@@ -156,40 +165,48 @@ def fold_of_unfold(xs, g):
     return [_col2im(np.zeros_like(g), _windows(g, k, s, d, out), k, s, d, out)]
 
 
+def _pool_setup(x, k, stride, padding, dilation, ceil, fill):
+    nd = x.ndim - 2
+    kk = (k,) * nd if np.isscalar(k) else k
+    s = kk if stride is None else (stride,) * nd if np.isscalar(stride) else stride
+    d = (dilation,) * nd
+    out, pads = _geometry(x.shape[2:], kk, s, padding, d, ceil)
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads, constant_values=fill) if any(map(any, pads)) else x
+    taps = [(slice(None), slice(None)) + _tap_slices(t, s, d, out) for t in np.ndindex(*kk)]
+    return out, pads, xp, taps
+
+
 def max_pool(k, stride=None, padding=0, dilation=1, ceil=False):
-    """The max of each window (padding -inf): argmax, then g to the chosen tap."""
+    """The max of each window (padding -inf), one pass per kernel tap over strided views,
+    keeping the first best tap; the backward adds g where each tap was the best."""
 
     def limit(xs, g):
         (x,) = xs
-        nd = x.ndim - 2
-        kk = (k,) * nd
-        s = kk if stride is None else (stride,) * nd
-        d = (dilation,) * nd
-        out, pads = _geometry(x.shape[2:], kk, s, padding, d, ceil)
-        xp = np.pad(x, [(0, 0), (0, 0)] + pads, constant_values=-np.inf)
-        win = _windows(xp, kk, s, d, out).reshape(x.shape[:2] + tuple(out) + (-1,))
-        arg = win.argmax(axis=-1)
-        np.take_along_axis(win, arg[..., None], -1)
+        out, pads, xp, taps = _pool_setup(x, k, stride, padding, dilation, ceil, -np.inf)
+        y = xp[taps[0]].copy()
+        best = np.zeros(y.shape, np.uint8)
+        for j, tap in enumerate(taps[1:], start=1):
+            better = xp[tap] > y
+            np.maximum(y, xp[tap], out=y)
+            np.maximum(best, better * np.uint8(j), out=best)
         gxp = np.zeros_like(xp)
-        for t, tap in enumerate(itertools.product(*map(range, kk))):
-            places = (slice(None), slice(None)) + _tap_slices(tap, s, d, out)
-            gxp[places] += np.where(arg == t, g, 0.0)
+        for j, tap in enumerate(taps):
+            gxp[tap] += np.multiply(g, best == j)
         return [_crop(gxp, pads, x.shape[2:])]
 
     return limit
 
 
 def avg_pool(k, stride=None, padding=0, ceil=False, count_include_pad=True):
-    """The mean of each window: a sum over the window view divided by its count; the backward
+    """The mean of each window: the taps added over strided views, divided by the count (the
+    window's places inside the input and its padding, or inside the input only); the backward
     adds g / count at each tap."""
 
     def limit(xs, g):
         (x,) = xs
-        nd = x.ndim - 2
-        kk = (k,) * nd if np.isscalar(k) else k
-        s = kk if stride is None else (stride,) * nd if np.isscalar(stride) else stride
-        d = (1,) * nd
-        out, pads = _geometry(x.shape[2:], kk, s, padding, d, ceil)
+        out, pads, xp, taps = _pool_setup(x, k, stride, padding, 1, ceil, 0.0)
+        kk = (k,) * (x.ndim - 2) if np.isscalar(k) else k
+        s = kk if stride is None else (stride,) * len(kk) if np.isscalar(stride) else stride
         counts = np.ones(())
         for o, si, ki, n in zip(out, s, kk, x.shape[2:]):
             start = np.arange(o) * si - padding
@@ -197,13 +214,15 @@ def avg_pool(k, stride=None, padding=0, ceil=False, count_include_pad=True):
             if not count_include_pad:
                 start, end = np.maximum(start, 0), np.minimum(end, n)
             counts = np.multiply.outer(counts, end - start)
-        xp = np.pad(x, [(0, 0), (0, 0)] + pads)
-        win = _windows(xp, kk, s, d, out)
-        win.sum(axis=tuple(range(-nd, 0))) / counts
+        counts = counts.astype(x.dtype)
+        total = xp[taps[0]].copy()
+        for tap in taps[1:]:
+            total += xp[tap]
+        total /= counts
         share = g / counts
         gxp = np.zeros_like(xp)
-        for tap in itertools.product(*map(range, kk)):
-            gxp[(slice(None), slice(None)) + _tap_slices(tap, s, d, out)] += share
+        for tap in taps:
+            gxp[tap] += share
         return [_crop(gxp, pads, x.shape[2:])]
 
     return limit
@@ -245,11 +264,16 @@ def adaptive_pool(out, kind):
 
 
 def nearest_2x(xs, g):
-    """Each pixel copied to a 2 x 2 block: dx sums the block."""
+    """Each pixel copied to a 2 x 2 block (one broadcast copy): dx adds the block's four
+    strided views."""
     (x,) = xs
-    x.repeat(2, axis=2).repeat(2, axis=3)
     n, c, h, w = x.shape
-    return [g.reshape(n, c, h, 2, w, 2).sum(axis=(3, 5))]
+    np.broadcast_to(x[:, :, :, None, :, None], (n, c, h, 2, w, 2)).reshape(n, c, 2 * h, 2 * w)
+    blocks = g.reshape(n, c, h, 2, w, 2)
+    gx = blocks[:, :, :, 0, :, 0] + blocks[:, :, :, 0, :, 1]
+    gx += blocks[:, :, :, 1, :, 0]
+    gx += blocks[:, :, :, 1, :, 1]
+    return [gx]
 
 
 def _interpolation_matrix(n, m, align_corners):
@@ -289,6 +313,10 @@ LIMITS = {
     "conv_transpose2d_output_padding": conv_transpose(2, 0, output_padding=1, groups=2),
     "unfold": unfold((2, 3), 1, 2),
     "fold_of_unfold": fold_of_unfold,
+    "conv2d": conv(1, 0),
+    "lenet_conv1": conv(1, 0),
+    "lenet_conv2": conv(1, 0),
+    "lenet_pool": max_pool(2),
     "max_pool2d_pad_ceil": max_pool(3, 2, 1, ceil=True),
     "max_pool1d_dilation": max_pool(2, 1, dilation=2),
     "avg_pool2d": avg_pool((2, 3), 1),

@@ -215,7 +215,9 @@ def lerp_scalar(xs, g):
 def hypot(xs, g):
     """sqrt(a^2 + b^2): da = g a / out, db = g b / out."""
     a, b = xs
-    out = np.hypot(a, b)
+    out = a * a
+    out += b * b
+    np.sqrt(out, out=out)
     ratio = np.divide(g, out, out=out)
     return [sum_to(ratio * a, a.shape), sum_to(ratio * b, b.shape)]
 

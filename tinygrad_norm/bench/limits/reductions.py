@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import expand_back, scatter_along
+from .common import expand_back, scatter_along, sign
 
 
 def _count(shape, axis):
@@ -149,7 +149,7 @@ def abs_sum(axis, keepdims=False):
     def limit(xs, g):
         (x,) = xs
         np.abs(x).sum(axis=axis, keepdims=keepdims)
-        return [np.sign(x).__imul__(expand_back(g, x.shape, axis, keepdims))]
+        return [sign(x).__imul__(expand_back(g, x.shape, axis, keepdims))]
 
     return limit
 
@@ -339,7 +339,7 @@ def normalize(p, axis):
             np.subtract(g, gx, out=gx)
             gx /= n
             return [gx]
-        gx = np.sign(x)
+        gx = sign(x)
         gx *= (g * x).sum(axis=axis, keepdims=True) / (n * n)
         np.subtract(g / n, gx, out=gx)
         return [gx]
