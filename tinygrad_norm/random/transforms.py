@@ -33,7 +33,10 @@ import numpy as np
 
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
-_CHUNK = 2**16  # normals are made this many at a time, so the temporaries stay in cache
+_CHUNK = 2**16  # uniforms and normals are made this many at a time (temporaries stay in cache)
+_SMALL = 1024  # fewer uniforms than this are made from single words (no fixed costs)
+_TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
+_AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
 
 def _float_kind(dtype) -> np.dtype:
@@ -66,13 +69,12 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
     if _float_kind(dtype) == np.float64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
+    if n < _SMALL:
+        return (gen.raw_words(n) & _MASK24_64).astype(np.float32) * np.float32(2.0**-24)
     values = np.empty(n, np.float32)
     for start in range(0, n, _CHUNK):  # in cache-sized chunks
         part = values[start : start + _CHUNK]
-        words = gen.raw_words(part.size)
-        words &= _MASK24_64
-        part[...] = words
-        part *= np.float32(2.0**-24)
+        np.multiply(gen.low24_words(part.size), _TO_UNIT, out=part, **_AS_FLOAT32)
     return values
 
 
@@ -96,7 +98,8 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
 def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
     arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
-    so that NumPy's math runs over long rows instead of 8 values at a time."""
+    so that NumPy's math runs over long rows instead of 8 values at a time. (The reference for
+    `_normal_rows_float32`, and the float64 kernel.)"""
     kind = u.dtype.type
     halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
     radius, theta = halves[0], halves[1]
@@ -112,12 +115,53 @@ def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     np.sin(theta, out=theta)
     theta *= radius
     rows[:, 1] = theta
-    if (mean, std) != (0.0, 1.0):  # fused: x * std + mean rounded once
-        if u.dtype == np.float32:
+    _scale(out, mean, std)
+
+
+def _scale(out: np.ndarray, mean, std) -> None:
+    """out * std + mean in place, rounded once (PyTorch's kernel ends with a fused
+    multiply-add; with mean 0 and std 1 it changes nothing)."""
+    if (mean, std) != (0.0, 1.0):
+        if out.dtype == np.float32:
             fused = out * np.float64(np.float32(std)) + np.float64(np.float32(mean))
             out[...] = fused.astype(np.float32)
         else:
             out[...] = fused_multiply_add(out, float(std), float(mean))
+
+
+def _normal_rows_float32(gen, rows: np.ndarray, mean, std) -> None:
+    """`_box_muller16` for float32 straight from the words, into the C-contiguous (m, 16)
+    float32 `rows`, with the same float32 operations on the same values (so the same
+    numbers), in fewer passes over memory:
+
+    - the 16 m words come as 8 m 64-bit draws, masked to 24 bits; a row's first four draws
+      hold its u1 words, the last four its u2 words, so one copy of 32-byte pieces gathers
+      all u1 words before all u2 words (then a byte swap puts each draw's hi word first);
+    - 1 - u1 = 1 + (-k1 / 2**24) and theta = 2 pi u2 = k2 * (2 pi / 2**24) come straight
+      from the integers k (float32(2 pi) / 2**24 is exact, so theta rounds as PyTorch's);
+    - the cos and sin halves go back into the rows with one more copy of 32-byte pieces."""
+    m = len(rows)
+    draws = gen.words64(8 * m)
+    draws &= np.uint64(0x00FFFFFF00FFFFFF)
+    gathered = np.empty((2, m, 4), np.uint64)
+    np.copyto(gathered.view("V32")[..., 0], draws.reshape(m, 2, 4).view("V32")[..., 0].T)
+    gathered.byteswap(inplace=True)
+    k1, k2 = gathered.view(">i4").reshape(2, 8 * m)
+    radius = np.multiply(k1, -_TO_UNIT, **_AS_FLOAT32)
+    radius += np.float32(1)
+    np.log(radius, out=radius)
+    radius *= np.float32(-2.0)
+    np.sqrt(radius, out=radius)
+    theta = np.multiply(k2, _TWO_PI32 * _TO_UNIT, **_AS_FLOAT32)
+    halves = np.empty((2, 8 * m), np.float32)
+    np.cos(theta, out=halves[0])
+    halves[0] *= radius
+    np.sin(theta, out=halves[1])
+    halves[1] *= radius
+    np.copyto(
+        rows.reshape(m, 2, 8).view("V32")[..., 0], halves.reshape(2, m, 8).view("V32")[..., 0].T
+    )
+    _scale(rows, mean, std)
 
 
 def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
@@ -148,12 +192,20 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     values = np.empty(n, kind)
     for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
         part = values[start : min(start + _CHUNK, n - n % 16)]
-        _box_muller16(unit_uniform(gen, part.size, kind), part, mean, std)
+        _normal16(gen, part, mean, std)
     if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
         if kind == dtype:  # PyTorch drew all n uniforms first: n % 16 of them go unused
-            unit_uniform(gen, n % 16, kind)
-        _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
+            gen.raw_words(n % 16 * (2 if kind == np.float64 else 1))
+        _normal16(gen, values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
+
+
+def _normal16(gen, out: np.ndarray, mean, std) -> None:
+    """Fill the contiguous `out` (a multiple of 16 values) with PyTorch's 16-value blocks."""
+    if out.dtype == np.float32:
+        _normal_rows_float32(gen, out.reshape(-1, 16), mean, std)
+    else:
+        _box_muller16(unit_uniform(gen, out.size, out.dtype), out, mean, std)
 
 
 def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
