@@ -31,6 +31,8 @@ import math
 
 import numpy as np
 
+from .permutation import fisher_yates
+
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
 _CHUNK = 2**16  # uniforms and normals are made this many at a time (temporaries stay in cache)
@@ -277,15 +279,13 @@ def bernoulli(gen, p, shape, dtype=np.float32, layout=None) -> np.ndarray:
 
 
 def randperm(gen, n: int) -> np.ndarray:
-    """PyTorch's randperm for n below 2**32 / 20: Fisher-Yates from the front, one word a swap."""
-    order = list(range(n))
-    if n > 1:
-        spans = np.arange(n, 1, -1, dtype=np.uint32)
-        picks = (gen.words(n - 1) % spans).tolist()
-        for i, pick in enumerate(picks):
-            j = i + pick
-            order[i], order[j] = order[j], order[i]
-    return np.array(order, dtype=np.int64)
+    """PyTorch's randperm for n below 2**32 / 20: Fisher-Yates from the front, one word a swap
+    (the swaps resolved without a loop: permutation.py)."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    steps = np.arange(n - 1, dtype=np.int64)
+    targets = steps + gen.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)
+    return fisher_yates(targets)
 
 
 def multinomial(gen, rows: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
