@@ -34,8 +34,12 @@ def _new(array: np.ndarray, dtype, requires_grad: bool) -> Tensor:
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _float(dtype):
-    return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+def _float(dtype, op: str | None = None):
+    """`dtype` as a NumPy dtype (the default dtype for None); `op` is named in the error for a
+    dtype NumPy lacks (bfloat16)."""
+    if dtype is None:
+        return dtypes.get_default_dtype()
+    return np.dtype(dtype) if op is None else dtypes.for_op(op, dtype)
 
 
 def tensor(data, requires_grad=False, dtype=None, name=None, *, device=None) -> Tensor:
@@ -127,14 +131,14 @@ def randn(*sizes, size=None, dtype=None, device=None, requires_grad=False, gener
     one)."""
     check_device("randn", device)
     gen, shape = resolve(generator, "randn"), _shape("randn", sizes, size)
-    return _new(transforms.normal(gen, shape, _float(dtype)), None, requires_grad)
+    return _new(transforms.normal(gen, shape, _float(dtype, "randn")), None, requires_grad)
 
 
 def rand(*sizes, size=None, dtype=None, device=None, requires_grad=False, generator=None):
     """Samples of the uniform distribution on [0, 1), from `generator` (or the global one)."""
     check_device("rand", device)
     gen, shape = resolve(generator, "rand"), _shape("rand", sizes, size)
-    return _new(transforms.uniform(gen, shape, _float(dtype)), None, requires_grad)
+    return _new(transforms.uniform(gen, shape, _float(dtype, "rand")), None, requires_grad)
 
 
 def randint(
@@ -148,6 +152,7 @@ def randint(
     (torch.Size([2, 3]), torch.int64)
     """
     check_device("randint", device)
+    dtype = None if dtype is None else dtypes.for_op("randint", dtype)
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:

@@ -55,7 +55,10 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise RuntimeError(f"randperm: n must be a non-negative int, got {n!r}")
     values = transforms.randperm(resolve(generator, "randperm"), int(n))
-    return _new(values.astype(np.int64 if dtype is None else np.dtype(dtype)), requires_grad)
+    return _new(
+        values.astype(np.int64 if dtype is None else dtypes.for_op("randperm", dtype)),
+        requires_grad,
+    )
 
 
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
@@ -99,7 +102,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         if not floating:
             raise RuntimeError("normal: mean and std tensors must be floating point")
         out_dtype = np.result_type(*floating) if dtype is None else dtype
-    out_dtype = np.dtype(out_dtype)
+    out_dtype = dtypes.for_op("normal", out_dtype)
     if size is not None:  # PyTorch: normal_(mean, std), mean and std inside the kernel
         values = transforms.normal(gen, shape, out_dtype, float(mean_a), float(std_a))
     else:  # PyTorch: standard normals, then * std + mean
@@ -144,14 +147,17 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
         raise RuntimeError(f"randint_like: expected low < high, got low={low}, high={high}")
     gen = resolve(generator, "randint_like")
     values = transforms.integers(gen, int(low), int(high), x.shape)
-    return _new(values.astype(x.dtype if dtype is None else np.dtype(dtype)), requires_grad)
+    return _new(
+        values.astype(x.dtype if dtype is None else dtypes.for_op("randint_like", dtype)),
+        requires_grad,
+    )
 
 
 def _like(op: str, input, dtype, device) -> np.ndarray:  # noqa: A002
     """A zero array standing for `input` (shape, dtype), refusing integer dtypes as PyTorch."""
     check_device(op, device)
     x = as_tensor(input).array
-    out_dtype = x.dtype if dtype is None else np.dtype(dtype)
+    out_dtype = x.dtype if dtype is None else dtypes.for_op(op, dtype)
     if out_dtype.kind != "f":
         raise NotImplementedError(  # PyTorch's class for this mistake
             f"{op}: draws real numbers, so it needs a floating dtype, got {out_dtype}; "
