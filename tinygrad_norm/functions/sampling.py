@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..broadcast import broadcast_shape
 from ..devices import check as check_device
-from ..random import Generator, draw_multinomial, resolve, transforms
+from ..random import Generator, draw_multinomial, draw_poisson, resolve, transforms
 from ..tensor import Tensor
 from .creation import as_tensor
 
@@ -116,9 +116,7 @@ def poisson(input, generator=None) -> Tensor:  # noqa: A002
     x = as_tensor(input)
     if np.any(x.array < 0) or not np.all(np.isfinite(x.array)):
         raise RuntimeError("poisson: every rate must be a finite number >= 0")
-    # NOTE: not PyTorch's sampler: seeded from the stream's next word, then NumPy's Poisson.
-    seed = int(resolve(generator, "poisson").words(1)[0])
-    values = np.random.default_rng(seed).poisson(x.array.astype(np.float64))
+    values = draw_poisson(resolve(generator, "poisson"), x.array)
     return _new(values.astype(x.array.dtype))
 
 
