@@ -19,7 +19,6 @@ import numpy as np
 from ..devices import CPU, check
 
 _N = 624  # mt19937's state words
-_LOW24_PAIRS = np.uint64(0x00FFFFFF00FFFFFF)  # the low 24 bits of both words of a 64-bit draw
 _FEW = 512  # below this many 64-bit draws, single words are combined in NumPy
 DEFAULT_SEED = 67280421310721  # what a new torch.Generator() starts from
 
@@ -119,18 +118,6 @@ class Generator:
             pairs = self.bits.random_raw(2 * int(n)).reshape(-1, 2)
             return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]
         return self._draws64.integers(0, 2**64, int(n), dtype=np.uint64)
-
-    def low24_words(self, n: int) -> np.ndarray:
-        """The low 24 bits of each of the next `n` words (what a float32 uniform keeps), as a
-        big-endian int32 array: drawn two words at a time as 64-bit numbers (hi word first),
-        masked, then byte-swapped so that the hi word comes first in memory."""
-        pairs = self.words64(n // 2)
-        pairs &= _LOW24_PAIRS
-        pairs.byteswap(inplace=True)
-        words = pairs.view(">i4")
-        if n % 2:
-            words = np.append(words, (self.raw_words(1) & 0xFFFFFF).astype(">i4"))
-        return words
 
     def get_state(self):
         """The state as a uint8 tensor of 5056 bytes, in PyTorch's layout."""

@@ -23,6 +23,11 @@ the same order, so the stream stays aligned call after call. Notation: w is a 32
 - multinomial: without replacement or for one sample, the categories with the largest
   p / q, q ~ Exp(1) in the weights' dtype (the Gumbel-max trick); with replacement, the first
   category whose normalised cumulative weight (in the weights' dtype) reaches a float64 u.
+
+Large float32 fills take their words two at a time as 64-bit draws (one call into NumPy's
+twister for two words) and make their numbers in cache-sized chunks with few passes over
+memory (`unit_uniform`, `_normal_rows_float32`, the latter beside its composed reference
+`_box_muller16`; tests/random/test_fast_fills.py holds them to the same numbers).
 """
 
 from __future__ import annotations
@@ -35,8 +40,15 @@ from .permutation import fisher_yates
 
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
-_CHUNK = 2**16  # uniforms and normals are made this many at a time (temporaries stay in cache)
-_SMALL = 1024  # fewer uniforms than this are made from single words (no fixed costs)
+# Sizes of the work done in one go: large enough that the fixed cost of each NumPy call (and
+# of each call into the twister) is spread thin, small enough that temporaries stay in cache.
+_CHUNK = 2**16  # float64 normals made at a time
+_DRAWS = 2**16  # 64-bit draws a float32 uniform fill asks for at once
+_ROWS = 2**13  # rows of 16 float32 normals made at a time
+_FAST_NORMALS = 2**14  # from this many float32 normals on, the kernel with more NumPy calls
+_SMALL = 1024  # fewer float32 uniforms than this are made from single words
+_LOW24_PAIRS = np.uint64(0x00FFFFFF00FFFFFF)  # the low 24 bits of both words of a 64-bit draw
+_TWO24_PAIRS = np.uint64(0x0100000001000000)  # 2**24 in both words of a 64-bit draw
 _TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
 _AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
@@ -74,10 +86,22 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     if n < _SMALL:
         return (gen.raw_words(n) & _MASK24_64).astype(np.float32) * np.float32(2.0**-24)
     values = np.empty(n, np.float32)
-    for start in range(0, n, _CHUNK):  # in cache-sized chunks
-        part = values[start : start + _CHUNK]
-        np.multiply(gen.low24_words(part.size), _TO_UNIT, out=part, **_AS_FLOAT32)
+    for start in range(0, n // 2, _DRAWS):  # 2 _DRAWS values at a time, from _DRAWS draws
+        draws = gen.words64(min(_DRAWS, n // 2 - start))
+        out = values[2 * start : 2 * (start + draws.size)]
+        np.multiply(low24_in_word_order(draws), _TO_UNIT, out=out, **_AS_FLOAT32)
+    if n % 2:
+        values[-1] = np.float32(int(gen.raw_words(1)[0]) & 0xFFFFFF) * _TO_UNIT
     return values
+
+
+def low24_in_word_order(draws: np.ndarray) -> np.ndarray:
+    """The low 24 bits of both words of each 64-bit draw, in the order the words were drawn
+    (hi word first), as a big-endian int32 array of twice the length: masked in place, then
+    each draw's bytes swapped (a view of `draws`, which it overwrites)."""
+    draws &= _LOW24_PAIRS
+    draws.byteswap(inplace=True)
+    return draws.view(">i4")
 
 
 def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
@@ -134,35 +158,41 @@ def _scale(out: np.ndarray, mean, std) -> None:
 def _normal_rows_float32(gen, rows: np.ndarray, mean, std) -> None:
     """`_box_muller16` for float32 straight from the words, into the C-contiguous (m, 16)
     float32 `rows`, with the same float32 operations on the same values (so the same
-    numbers), in fewer passes over memory:
+    numbers), in fewer passes over memory. A cache-sized chunk of rows at a time, its 16 words
+    a row drawn as 8 64-bit draws, into buffers made once:
 
-    - the 16 m words come as 8 m 64-bit draws, masked to 24 bits; a row's first four draws
-      hold its u1 words, the last four its u2 words, so one copy of 32-byte pieces gathers
-      all u1 words before all u2 words (then a byte swap puts each draw's hi word first);
-    - 1 - u1 = 1 + (-k1 / 2**24) and theta = 2 pi u2 = k2 * (2 pi / 2**24) come straight
-      from the integers k (float32(2 pi) / 2**24 is exact, so theta rounds as PyTorch's);
+    - a row's first four draws hold its u1 words, the last four its u2 words, so one copy of
+      32-byte pieces gathers all u1 words before all u2 words; masked to 24 bits k, and
+      2**24 - k1 for the u1 half (both words of a draw in one uint64 subtraction: no borrow
+      crosses between them), then put in word order (`low24_in_word_order`'s byte swap);
+    - 1 - u1 = (2**24 - k1) / 2**24 and theta = 2 pi u2 = k2 * (2 pi / 2**24) come straight
+      from the integers (exact, and float32(2 pi) / 2**24 is exact: theta rounds as PyTorch's);
     - the cos and sin halves go back into the rows with one more copy of 32-byte pieces."""
-    m = len(rows)
-    draws = gen.words64(8 * m)
-    draws &= np.uint64(0x00FFFFFF00FFFFFF)
-    gathered = np.empty((2, m, 4), np.uint64)
-    np.copyto(gathered.view("V32")[..., 0], draws.reshape(m, 2, 4).view("V32")[..., 0].T)
-    gathered.byteswap(inplace=True)
-    k1, k2 = gathered.view(">i4").reshape(2, 8 * m)
-    radius = np.multiply(k1, -_TO_UNIT, **_AS_FLOAT32)
-    radius += np.float32(1)
-    np.log(radius, out=radius)
-    radius *= np.float32(-2.0)
-    np.sqrt(radius, out=radius)
-    theta = np.multiply(k2, _TWO_PI32 * _TO_UNIT, **_AS_FLOAT32)
-    halves = np.empty((2, 8 * m), np.float32)
-    np.cos(theta, out=halves[0])
-    halves[0] *= radius
-    np.sin(theta, out=halves[1])
-    halves[1] *= radius
-    np.copyto(
-        rows.reshape(m, 2, 8).view("V32")[..., 0], halves.reshape(2, m, 8).view("V32")[..., 0].T
-    )
+    size = min(_ROWS, len(rows))
+    gathered_rows = np.empty((2, size, 4), np.uint64)
+    radius_rows, theta_rows = np.empty((2, 8 * size), np.float32)
+    halves_rows = np.empty((2, size, 8), np.float32)
+    for start in range(0, len(rows), _ROWS):
+        part = rows[start : start + _ROWS]
+        m = len(part)
+        draws = gen.words64(8 * m).reshape(m, 2, 4)
+        gathered, halves = gathered_rows[:, :m], halves_rows[:, :m]
+        radius, theta = radius_rows[: 8 * m], theta_rows[: 8 * m]
+        np.copyto(gathered.view("V32")[..., 0], draws.view("V32")[..., 0].T)
+        gathered &= _LOW24_PAIRS
+        np.subtract(_TWO24_PAIRS, gathered[0], out=gathered[0])
+        gathered.byteswap(inplace=True)
+        k1, k2 = gathered.view(">i4").reshape(2, 8 * m)
+        np.multiply(k1, _TO_UNIT, out=radius, **_AS_FLOAT32)
+        np.log(radius, out=radius)
+        radius *= np.float32(-2.0)
+        np.sqrt(radius, out=radius)
+        np.multiply(k2, _TWO_PI32 * _TO_UNIT, out=theta, **_AS_FLOAT32)
+        np.cos(theta, out=halves[0].reshape(-1))
+        halves[0] *= radius.reshape(m, 8)
+        np.sin(theta, out=halves[1].reshape(-1))
+        halves[1] *= radius.reshape(m, 8)
+        np.copyto(part.reshape(m, 2, 8).view("V32")[..., 0], halves.view("V32")[..., 0].T)
     _scale(rows, mean, std)
 
 
@@ -192,9 +222,7 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     if n < 16 or not contiguous:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
     values = np.empty(n, kind)
-    for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
-        part = values[start : min(start + _CHUNK, n - n % 16)]
-        _normal16(gen, part, mean, std)
+    _normal16(gen, values[: n - n % 16], mean, std)  # PyTorch draws all n uniforms, then maps
     if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
         if kind == dtype:  # PyTorch drew all n uniforms first: n % 16 of them go unused
             gen.raw_words(n % 16 * (2 if kind == np.float64 else 1))
@@ -204,10 +232,12 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
 
 def _normal16(gen, out: np.ndarray, mean, std) -> None:
     """Fill the contiguous `out` (a multiple of 16 values) with PyTorch's 16-value blocks."""
-    if out.dtype == np.float32:
+    if out.dtype == np.float32 and out.size >= _FAST_NORMALS:
         _normal_rows_float32(gen, out.reshape(-1, 16), mean, std)
-    else:
-        _box_muller16(unit_uniform(gen, out.size, out.dtype), out, mean, std)
+        return
+    for start in range(0, out.size, _CHUNK):  # float64: in cache-sized chunks
+        part = out[start : start + _CHUNK]
+        _box_muller16(unit_uniform(gen, part.size, out.dtype), part, mean, std)
 
 
 def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
