@@ -39,24 +39,26 @@ def fisher_yates_reference(targets: np.ndarray) -> np.ndarray:
 def fisher_yates(targets: np.ndarray) -> np.ndarray:
     """The same permutation as `fisher_yates_reference(targets)` (targets[i] >= i), vectorised."""
     steps, n = len(targets), len(targets) + 1
-    targets = targets.astype(np.int64)
-    positions = np.arange(n, dtype=np.int64)
+    positions = np.arange(n, dtype=np.int32)  # n < 2**31: int32 halves the memory traffic
     if steps == 0:
-        return positions
+        return positions.astype(np.int64)
+    targets = targets.astype(np.int32)
     # the steps grouped by target, in step order within a group: one sort of target * 2**32
     # + step (n < 2**32, the keys are distinct)
-    keys = np.sort((targets << 32) | positions[:steps])
-    by_target, sorted_targets = keys & 0xFFFFFFFF, keys >> 32
+    keys = np.left_shift(targets, 32, dtype=np.int64)
+    keys |= positions[:steps]
+    keys.sort()
+    by_target, sorted_targets = keys.astype(np.int32), (keys >> 32).astype(np.int32)
     group_ends = np.empty(steps, bool)
     np.not_equal(sorted_targets[1:], sorted_targets[:-1], out=group_ends[:-1])
     group_ends[-1] = True
-    previous = np.empty(steps, np.int64)  # in sorted order: the step before in the group
+    previous = np.empty(steps, np.int32)  # in sorted order: the step before in the group
     previous[0] = -1
     np.copyto(previous[1:], np.where(group_ends[:-1], -1, by_target[:-1]))
-    before = np.empty(steps, np.int64)  # B, in step order
+    before = np.empty(steps, np.int32)  # B, in step order
     np.put(before, by_target, previous)
     ends = np.flatnonzero(group_ends)
-    earlier = np.full(n, -1, np.int64)  # the last step into position p ...
+    earlier = np.full(n, -1, np.int32)  # the last step into position p ...
     np.put(earlier, sorted_targets.take(ends), by_target.take(ends))
     is_self = earlier[:steps] == positions[:steps]  # ... but step p itself: A
     np.copyto(earlier[:steps], before, where=is_self)
