@@ -221,6 +221,10 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     n = math.prod(shape)
     if n < 16 or not contiguous:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
+    if n < _FAST_NORMALS:
+        return (
+            _normal_small(gen, n, kind, dtype, mean, std).astype(dtype, copy=False).reshape(shape)
+        )
     values = np.empty(n, kind)
     _normal16(gen, values[: n - n % 16], mean, std)  # PyTorch draws all n uniforms, then maps
     if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
@@ -228,6 +232,20 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
             gen.raw_words(n % 16 * (2 if kind == np.float64 else 1))
         _normal16(gen, values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
+
+
+def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
+    """`normal` for 16 <= n < _FAST_NORMALS in one kernel call (small draws are made of fixed
+    costs): the uniforms of the blocks, the n % 16 unused ones, the 16 of the last block in one
+    draw; the last block's values overwrite the last 16."""
+    full, extra = n - n % 16, n % 16
+    skipped = extra if extra and kind == dtype else 0
+    u = unit_uniform(gen, full + skipped + (16 if extra else 0), kind)
+    if skipped:
+        u = np.concatenate([u[:full], u[full + skipped :]])
+    blocks = np.empty(u.size, kind)
+    _box_muller16(u, blocks, mean, std)
+    return np.concatenate([blocks[: n - 16], blocks[-16:]]) if extra else blocks
 
 
 def _normal16(gen, out: np.ndarray, mean, std) -> None:
