@@ -24,10 +24,9 @@ the same order, so the stream stays aligned call after call. Notation: w is a 32
   p / q, q ~ Exp(1) in the weights' dtype (the Gumbel-max trick); with replacement, the first
   category whose normalised cumulative weight (in the weights' dtype) reaches a float64 u.
 
-Large float32 fills take their words two at a time as 64-bit draws (one call into NumPy's
-twister for two words) and make their numbers in cache-sized chunks with few passes over
-memory (`unit_uniform`, `_normal_rows_float32`, the latter beside its composed reference
-`_box_muller16`; tests/random/test_fast_fills.py holds them to the same numbers).
+Large float32 uniform fills take their words two at a time as 64-bit draws (one call into
+NumPy's twister for two words; `unit_uniform`, held to the single-word formula by
+tests/random/test_fast_fills.py).
 """
 
 from __future__ import annotations
@@ -42,13 +41,10 @@ _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
 # Sizes of the work done in one go: large enough that the fixed cost of each NumPy call (and
 # of each call into the twister) is spread thin, small enough that temporaries stay in cache.
-_CHUNK = 2**16  # float64 normals made at a time
+_CHUNK = 2**16  # normals made at a time
 _DRAWS = 2**16  # 64-bit draws a float32 uniform fill asks for at once
-_ROWS = 2**13  # rows of 16 float32 normals made at a time
-_FAST_NORMALS = 2**14  # from this many float32 normals on, the kernel with more NumPy calls
 _SMALL = 1024  # fewer float32 uniforms than this are made from single words
 _LOW24_PAIRS = np.uint64(0x00FFFFFF00FFFFFF)  # the low 24 bits of both words of a 64-bit draw
-_TWO24_PAIRS = np.uint64(0x0100000001000000)  # 2**24 in both words of a 64-bit draw
 _TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
 _AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
@@ -124,8 +120,7 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
 def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
     arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
-    so that NumPy's math runs over long rows instead of 8 values at a time. (The reference for
-    `_normal_rows_float32`, and the float64 kernel.)"""
+    so that NumPy's math runs over long rows instead of 8 values at a time."""
     kind = u.dtype.type
     halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
     radius, theta = halves[0], halves[1]
@@ -155,47 +150,6 @@ def _scale(out: np.ndarray, mean, std) -> None:
             out[...] = fused_multiply_add(out, float(std), float(mean))
 
 
-def _normal_rows_float32(gen, rows: np.ndarray, mean, std) -> None:
-    """`_box_muller16` for float32 straight from the words, into the C-contiguous (m, 16)
-    float32 `rows`, with the same float32 operations on the same values (so the same
-    numbers), in fewer passes over memory. A cache-sized chunk of rows at a time, its 16 words
-    a row drawn as 8 64-bit draws, into buffers made once:
-
-    - a row's first four draws hold its u1 words, the last four its u2 words, so one copy of
-      32-byte pieces gathers all u1 words before all u2 words; masked to 24 bits k, and
-      2**24 - k1 for the u1 half (both words of a draw in one uint64 subtraction: no borrow
-      crosses between them), then put in word order (`low24_in_word_order`'s byte swap);
-    - 1 - u1 = (2**24 - k1) / 2**24 and theta = 2 pi u2 = k2 * (2 pi / 2**24) come straight
-      from the integers (exact, and float32(2 pi) / 2**24 is exact: theta rounds as PyTorch's);
-    - the cos and sin halves go back into the rows with one more copy of 32-byte pieces."""
-    size = min(_ROWS, len(rows))
-    gathered_rows = np.empty((2, size, 4), np.uint64)
-    radius_rows, theta_rows = np.empty((2, 8 * size), np.float32)
-    halves_rows = np.empty((2, size, 8), np.float32)
-    for start in range(0, len(rows), _ROWS):
-        part = rows[start : start + _ROWS]
-        m = len(part)
-        draws = gen.words64(8 * m).reshape(m, 2, 4)
-        gathered, halves = gathered_rows[:, :m], halves_rows[:, :m]
-        radius, theta = radius_rows[: 8 * m], theta_rows[: 8 * m]
-        np.copyto(gathered.view("V32")[..., 0], draws.view("V32")[..., 0].T)
-        gathered &= _LOW24_PAIRS
-        np.subtract(_TWO24_PAIRS, gathered[0], out=gathered[0])
-        gathered.byteswap(inplace=True)
-        k1, k2 = gathered.view(">i4").reshape(2, 8 * m)
-        np.multiply(k1, _TO_UNIT, out=radius, **_AS_FLOAT32)
-        np.log(radius, out=radius)
-        radius *= np.float32(-2.0)
-        np.sqrt(radius, out=radius)
-        np.multiply(k2, _TWO_PI32 * _TO_UNIT, out=theta, **_AS_FLOAT32)
-        np.cos(theta, out=halves[0].reshape(-1))
-        halves[0] *= radius.reshape(m, 8)
-        np.sin(theta, out=halves[1].reshape(-1))
-        halves[1] *= radius.reshape(m, 8)
-        np.copyto(part.reshape(m, 2, 8).view("V32")[..., 0], halves.view("V32")[..., 0].T)
-    _scale(rows, mean, std)
-
-
 def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
     """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached."""
     out = np.empty(n)
@@ -221,7 +175,7 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     n = math.prod(shape)
     if n < 16 or not contiguous:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
-    if n < _FAST_NORMALS:
+    if n < _CHUNK:
         return (
             _normal_small(gen, n, kind, dtype, mean, std).astype(dtype, copy=False).reshape(shape)
         )
@@ -235,7 +189,7 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
 
 
 def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
-    """`normal` for 16 <= n < _FAST_NORMALS in one kernel call (small draws are made of fixed
+    """`normal` for 16 <= n < _CHUNK in one kernel call (small draws are made of fixed
     costs): the uniforms of the blocks, the n % 16 unused ones, the 16 of the last block in one
     draw; the last block's values overwrite the last 16."""
     full, extra = n - n % 16, n % 16
@@ -250,10 +204,7 @@ def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
 
 def _normal16(gen, out: np.ndarray, mean, std) -> None:
     """Fill the contiguous `out` (a multiple of 16 values) with PyTorch's 16-value blocks."""
-    if out.dtype == np.float32 and out.size >= _FAST_NORMALS:
-        _normal_rows_float32(gen, out.reshape(-1, 16), mean, std)
-        return
-    for start in range(0, out.size, _CHUNK):  # float64: in cache-sized chunks
+    for start in range(0, out.size, _CHUNK):  # in cache-sized chunks
         part = out[start : start + _CHUNK]
         _box_muller16(unit_uniform(gen, part.size, out.dtype), part, mean, std)
 
