@@ -167,7 +167,7 @@ def randint(
         )
     shape = _shape("randint", (size,), None)
     values = transforms.integers(resolve(generator, "randint"), int(low), int(high), shape)
-    return _new(values.astype(np.int64), dtype, requires_grad)
+    return _new(values, dtype, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:

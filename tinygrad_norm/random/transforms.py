@@ -236,9 +236,17 @@ def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
     n, span = math.prod(shape), int(high) - int(low)
     if span >= 2**28:
         offsets = gen.words64(n) % np.uint64(span)
+    elif n < _SMALL:  # few values: as few NumPy calls as possible (a minibatch's indices)
+        offsets = gen.raw_words(n)
+        offsets %= np.uint64(span)
     else:
         offsets = gen.words(n) % np.uint32(span)
-    return (offsets.astype(np.int64) + int(low)).astype(dtype).reshape(shape)
+    if offsets.dtype == np.uint32:
+        offsets = offsets.astype(np.int64)
+    values = offsets.view(np.int64)  # a uint64 offset >= 2**63 wraps, as in PyTorch's int64
+    if low:
+        values += int(low)
+    return values.astype(dtype, copy=False).reshape(shape)
 
 
 def random_bits(gen, shape, dtype) -> np.ndarray:
