@@ -64,6 +64,10 @@ def test_pytorchs_numbers(seed, dtype):
         assert ours.dtype == getattr(tg, dtype)
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
         np.testing.assert_array_equal(tg.get_rng_state().numpy(), torch.get_rng_state().numpy())
+    grid = np.linspace(0.5, 30, 60, dtype=dtype).reshape(6, 10)  # a transposed view of rates
+    np.testing.assert_array_equal(
+        tg.poisson(tg.tensor(grid).t()).numpy(), torch.poisson(torch.tensor(grid).t()).numpy()
+    )
     g, h = tg.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
     rates = np.array(RATES, dtype)
     np.testing.assert_array_equal(
