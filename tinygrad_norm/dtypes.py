@@ -169,6 +169,17 @@ def is_floating(dtype) -> bool:
     return np.dtype(dtype).kind == "f"
 
 
+def for_op(op: str, dtype) -> np.dtype:
+    """`np.dtype(dtype)`, with the op named when PyTorch's dtype has no NumPy counterpart
+    (`tg.randn(3, dtype=tg.bfloat16)` says "randn: torch.bfloat16 is not supported: ...")."""
+    try:
+        return np.dtype(dtype)
+    except TypeError as error:
+        if isinstance(dtype, _Unsupported):
+            raise TypeError(f"{op}: {error}") from None
+        raise
+
+
 def numeric_dtype(dtype) -> np.dtype:
     """`dtype=` as a NumPy dtype of numbers (a string or object dtype is refused)."""
     try:

@@ -70,10 +70,11 @@ def adder_split(lib, ndigit=2):
     return perm[:num_test].tolist(), perm[num_test:].tolist()
 
 
-def test_mingpt_adder_split_is_pytorchs():
-    test, train = adder_split(tg)
-    assert (test, train) == adder_split(torch)
-    assert sorted(test + train) == list(range(10000))
+@pytest.mark.parametrize("ndigit", [2, 3])
+def test_mingpt_adder_split_is_pytorchs(ndigit):
+    test, train = adder_split(tg, ndigit)
+    assert (test, train) == adder_split(torch, ndigit)
+    assert sorted(test + train) == list(range(10 ** (2 * ndigit)))
 
 
 def test_a_training_step_draws_the_same_minibatch():

@@ -13,5 +13,12 @@ def test_random_suite_prints_one_row_per_draw():
     command += ["--steps", "2", "--warmup", "0"]
     out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    for row in ("randn 10000 float32", "rand 10000 float32", "randint 32", "manual_seed"):
+    for row in (
+        "randn 10000 float32",
+        "rand 10000 float32",
+        "randperm 600",
+        "randint 32",
+        "randn 27x27",
+        "manual_seed",
+    ):
         assert row in out.stdout

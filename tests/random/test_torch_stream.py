@@ -258,3 +258,20 @@ def test_fills_of_a_transposed_view_go_in_memory_order():
     )
     q = np.array([0.0, 0.25, 1.0])  # an expanded (stride 0) input: a contiguous result
     same(tg.bernoulli(tg.tensor(q).expand(200, 3)), torch.bernoulli(torch.tensor(q).expand(200, 3)))
+
+
+def test_randperm_of_every_size_up_to_5000_on_one_stream():
+    seed_both(15)
+    for n in range(1, 5001):
+        np.testing.assert_array_equal(tg.randperm(n).numpy(), torch.randperm(n).numpy())
+    assert_aligned()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_randperm_large_and_with_generators(seed):
+    seed_both(seed)
+    for n in [60000, 4999, 2, 60001]:
+        same(tg.randperm(n), torch.randperm(n))
+    g, h = tg.Generator().manual_seed(seed), torch.Generator().manual_seed(seed)
+    same(tg.randperm(60000, generator=g), torch.randperm(60000, generator=h))
+    np.testing.assert_array_equal(g.get_state().numpy(), h.get_state().numpy())

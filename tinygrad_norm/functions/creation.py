@@ -34,14 +34,18 @@ def _new(array: np.ndarray, dtype, requires_grad: bool) -> Tensor:
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _float(dtype):
-    return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+def _float(dtype, op: str | None = None):
+    """`dtype` as a NumPy dtype (the default dtype for None); `op` is named in the error for a
+    dtype NumPy lacks (bfloat16)."""
+    if dtype is None:
+        return dtypes.get_default_dtype()
+    return np.dtype(dtype) if op is None else dtypes.for_op(op, dtype)
 
 
 def floating_dtype(op: str, dtype, kinds: str = "f") -> np.dtype:
     """`dtype` (default: the default float) for an op that makes real numbers; another kind is
     PyTorch's NotImplementedError (it has no such kernel), not values silently cast."""
-    out = _float(dtype)
+    out = _float(dtype, op)
     if out.kind not in kinds:
         need = "a floating dtype" if kinds == "f" else "a number dtype, not bool"
         raise NotImplementedError(
@@ -161,6 +165,7 @@ def randint(
     (torch.Size([2, 3]), torch.int64)
     """
     check_device("randint", device)
+    dtype = None if dtype is None else dtypes.for_op("randint", dtype)
     if size is None and isinstance(high, (tuple, list)):  # randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -175,7 +180,7 @@ def randint(
         )
     shape = _shape("randint", (size,), None)
     values = transforms.integers(resolve(generator, "randint"), int(low), int(high), shape)
-    return _new(values.astype(np.int64), dtype, requires_grad)
+    return _new(values, dtype, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:

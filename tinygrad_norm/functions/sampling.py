@@ -19,7 +19,7 @@ import numpy as np
 from .. import dtypes
 from ..broadcast import broadcast_shape
 from ..devices import check as check_device
-from ..random import Generator, draw_multinomial, resolve, transforms
+from ..random import Generator, draw_multinomial, draw_poisson, resolve, transforms
 from ..tensor import Tensor
 from .creation import as_tensor, floating_dtype
 
@@ -55,7 +55,10 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise RuntimeError(f"randperm: n must be a non-negative int, got {n!r}")
     values = transforms.randperm(resolve(generator, "randperm"), int(n))
-    return _new(values.astype(np.int64 if dtype is None else np.dtype(dtype)), requires_grad)
+    return _new(
+        values.astype(np.int64 if dtype is None else dtypes.for_op("randperm", dtype)),
+        requires_grad,
+    )
 
 
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
@@ -113,9 +116,7 @@ def poisson(input, generator=None) -> Tensor:  # noqa: A002
     x = as_tensor(input)
     if np.any(x.array < 0) or not np.all(np.isfinite(x.array)):
         raise RuntimeError("poisson: every rate must be a finite number >= 0")
-    # NOTE: not PyTorch's sampler: seeded from the stream's next word, then NumPy's Poisson.
-    seed = int(resolve(generator, "poisson").words(1)[0])
-    values = np.random.default_rng(seed).poisson(x.array.astype(np.float64))
+    values = draw_poisson(resolve(generator, "poisson"), x.array)
     return _new(values.astype(x.array.dtype))
 
 
@@ -144,14 +145,17 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
         raise RuntimeError(f"randint_like: expected low < high, got low={low}, high={high}")
     gen = resolve(generator, "randint_like")
     values = transforms.integers(gen, int(low), int(high), x.shape)
-    return _new(values.astype(x.dtype if dtype is None else np.dtype(dtype)), requires_grad)
+    return _new(
+        values.astype(x.dtype if dtype is None else dtypes.for_op("randint_like", dtype)),
+        requires_grad,
+    )
 
 
 def _like(op: str, input, dtype, device) -> np.ndarray:  # noqa: A002
     """A zero array standing for `input` (shape, dtype), refusing integer dtypes as PyTorch."""
     check_device(op, device)
     x = as_tensor(input).array
-    out_dtype = x.dtype if dtype is None else np.dtype(dtype)
+    out_dtype = x.dtype if dtype is None else dtypes.for_op(op, dtype)
     if out_dtype.kind != "f":
         raise NotImplementedError(  # PyTorch's class for this mistake
             f"{op}: draws real numbers, so it needs a floating dtype, got {out_dtype}; "

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import transforms
 from .generator import Generator, fresh_seed
+from .poisson import poisson as draw_poisson
 
 default_generator = Generator().manual_seed(fresh_seed())
 

@@ -1,6 +1,8 @@
-"""`bench --suite random`: drawing 10**6 float32 normals and uniforms, and a makemore step's
-small draws, against PyTorch's `torch.randn` / `torch.rand` and NumPy's `default_rng`, one
-thread, CPU time, the three taking turns (median of `--steps` after `--warmup`)."""
+"""`bench --suite random`: drawing 10**6 float32 normals and uniforms, a randperm of 60000 (an
+MNIST epoch's shuffle), and small draws (a makemore step's minibatch, the bigram model's
+initial weights, a reseed) through the public functions, against PyTorch's `torch.randn` /
+`torch.rand` and NumPy's `default_rng`, one thread, CPU time, the three taking turns (median of
+`--steps` after `--warmup`)."""
 
 from __future__ import annotations
 
@@ -11,35 +13,52 @@ import time
 
 import numpy as np
 
-from . import manual_seed, transforms
+from ..functions.creation import rand, randint, randn
+from ..functions.sampling import randperm
+from . import manual_seed
 from .generator import Generator
 
 
 def _cases(n: int, torch) -> dict:
-    """name -> {library: draw}, each draw a zero-argument function."""
+    """name -> {library: draw}, each draw a zero-argument function calling the public API."""
     ours, rng = Generator().manual_seed(0), np.random.default_rng(0)
     theirs = torch.Generator().manual_seed(0) if torch else None
+    perm = 60000 if n >= 10**6 else 600
     cases = {
         f"randn {n} float32": {
-            "tinygrad_norm": lambda: transforms.normal(ours, (n,), np.float32),
+            "tinygrad_norm": lambda: randn(n, generator=ours),
             "numpy": lambda: rng.standard_normal(n, dtype=np.float32),
+            "torch": lambda: torch.randn(n, generator=theirs),
         },
         f"rand {n} float32": {
-            "tinygrad_norm": lambda: transforms.uniform(ours, (n,), np.float32),
+            "tinygrad_norm": lambda: rand(n, generator=ours),
             "numpy": lambda: rng.random(n, dtype=np.float32),
+            "torch": lambda: torch.rand(n, generator=theirs),
+        },
+        f"randperm {perm}": {
+            "tinygrad_norm": lambda: randperm(perm, generator=ours),
+            "numpy": lambda: rng.permutation(perm),
+            "torch": lambda: torch.randperm(perm, generator=theirs),
         },
         "randint 32 (a makemore step)": {
-            "tinygrad_norm": lambda: transforms.integers(ours, 0, 200000, (32,)),
+            "tinygrad_norm": lambda: randint(0, 200000, (32,), generator=ours),
             "numpy": lambda: rng.integers(0, 200000, 32),
+            "torch": lambda: torch.randint(0, 200000, (32,), generator=theirs),
         },
-        "manual_seed": {"tinygrad_norm": lambda: manual_seed(0), "numpy": lambda: None},
+        "randn 27x27 (the bigram init)": {
+            "tinygrad_norm": lambda: randn((27, 27), generator=ours),
+            "numpy": lambda: rng.standard_normal((27, 27), dtype=np.float32),
+            "torch": lambda: torch.randn((27, 27), generator=theirs),
+        },
+        "manual_seed": {
+            "tinygrad_norm": lambda: manual_seed(0),
+            "numpy": lambda: None,
+            "torch": lambda: torch.manual_seed(0),
+        },
     }
-    if torch:
-        draws = [lambda: torch.randn(n, generator=theirs), lambda: torch.rand(n, generator=theirs)]
-        draws += [lambda: torch.randint(0, 200000, (32,), generator=theirs)]
-        draws += [lambda: torch.manual_seed(0)]
-        for case, draw in zip(cases.values(), draws):
-            case["torch"] = draw
+    if not torch:
+        for case in cases.values():
+            del case["torch"]
     return cases
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from ..devices import CPU, check
 
 _N = 624  # mt19937's state words
+_FEW = 512  # below this many 64-bit draws, single words are combined in NumPy
 DEFAULT_SEED = 67280421310721  # what a new torch.Generator() starts from
 
 # PyTorch's CPUGeneratorImplState, little-endian, with C's alignment padding (5056 bytes).
@@ -71,6 +72,8 @@ class Generator:
     def __init__(self, device="cpu"):
         check("Generator", device)
         self.bits = np.random.MT19937()
+        # the same twister seen through NumPy's Generator, whose `integers` fills 64-bit draws
+        self._draws64 = np.random.Generator(self.bits)
         self.manual_seed(DEFAULT_SEED)
 
     @property
@@ -106,10 +109,15 @@ class Generator:
         return self.bits.random_raw(int(n))
 
     def words64(self, n: int) -> np.ndarray:
-        """The next `n` 64-bit numbers (PyTorch's `random64()`: hi word first, then lo)."""
+        """The next `n` 64-bit numbers (PyTorch's `random64()`: hi word first, then lo), as
+        uint64. NumPy's MT19937 makes its own 64-bit numbers the same way, so a full-range
+        `integers` draw gives them directly, one call into the twister for two words (a
+        fixed cost of a few microseconds: small draws combine single words instead)."""
         self._fresh = False
-        pairs = self.bits.random_raw(2 * int(n)).reshape(-1, 2)
-        return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]
+        if n < _FEW:
+            pairs = self.bits.random_raw(2 * int(n)).reshape(-1, 2)
+            return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]
+        return self._draws64.integers(0, 2**64, int(n), dtype=np.uint64)
 
     def get_state(self):
         """The state as a uint8 tensor of 5056 bytes, in PyTorch's layout."""

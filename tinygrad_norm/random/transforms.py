@@ -23,6 +23,10 @@ the same order, so the stream stays aligned call after call. Notation: w is a 32
 - multinomial: without replacement or for one sample, the categories with the largest
   p / q, q ~ Exp(1) in the weights' dtype (the Gumbel-max trick); with replacement, the first
   category whose normalised cumulative weight (in the weights' dtype) reaches a float64 u.
+
+Large float32 uniform fills take their words two at a time as 64-bit draws (one call into
+NumPy's twister for two words; `unit_uniform`, held to the single-word formula by
+tests/random/test_fast_fills.py).
 """
 
 from __future__ import annotations
@@ -31,9 +35,18 @@ import math
 
 import numpy as np
 
+from .permutation import fisher_yates
+
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
 _TWO_PI32 = np.float32(2 * np.pi)
-_CHUNK = 2**16  # normals are made this many at a time, so the temporaries stay in cache
+# Sizes of the work done in one go: large enough that the fixed cost of each NumPy call (and
+# of each call into the twister) is spread thin, small enough that temporaries stay in cache.
+_CHUNK = 2**16  # normals made at a time
+_DRAWS = 2**16  # 64-bit draws a float32 uniform fill asks for at once
+_SMALL = 1024  # fewer float32 uniforms than this are made from single words
+_LOW24_PAIRS = np.uint64(0x00FFFFFF00FFFFFF)  # the low 24 bits of both words of a 64-bit draw
+_TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
+_AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
 
 def _float_kind(dtype) -> np.dtype:
@@ -66,14 +79,25 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
     if _float_kind(dtype) == np.float64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
+    if n < _SMALL:
+        return (gen.raw_words(n) & _MASK24_64).astype(np.float32) * np.float32(2.0**-24)
     values = np.empty(n, np.float32)
-    for start in range(0, n, _CHUNK):  # in cache-sized chunks
-        part = values[start : start + _CHUNK]
-        words = gen.raw_words(part.size)
-        words &= _MASK24_64
-        part[...] = words
-        part *= np.float32(2.0**-24)
+    for start in range(0, n // 2, _DRAWS):  # 2 _DRAWS values at a time, from _DRAWS draws
+        draws = gen.words64(min(_DRAWS, n // 2 - start))
+        out = values[2 * start : 2 * (start + draws.size)]
+        np.multiply(low24_in_word_order(draws), _TO_UNIT, out=out, **_AS_FLOAT32)
+    if n % 2:
+        values[-1] = np.float32(int(gen.raw_words(1)[0]) & 0xFFFFFF) * _TO_UNIT
     return values
+
+
+def low24_in_word_order(draws: np.ndarray) -> np.ndarray:
+    """The low 24 bits of both words of each 64-bit draw, in the order the words were drawn
+    (hi word first), as a big-endian int32 array of twice the length: masked in place, then
+    each draw's bytes swapped (a view of `draws`, which it overwrites)."""
+    draws &= _LOW24_PAIRS
+    draws.byteswap(inplace=True)
+    return draws.view(">i4")
 
 
 def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
@@ -112,8 +136,14 @@ def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     np.sin(theta, out=theta)
     theta *= radius
     rows[:, 1] = theta
-    if (mean, std) != (0.0, 1.0):  # fused: x * std + mean rounded once
-        if u.dtype == np.float32:
+    _scale(out, mean, std)
+
+
+def _scale(out: np.ndarray, mean, std) -> None:
+    """out * std + mean in place, rounded once (PyTorch's kernel ends with a fused
+    multiply-add; with mean 0 and std 1 it changes nothing)."""
+    if (mean, std) != (0.0, 1.0):
+        if out.dtype == np.float32:
             fused = out * np.float64(np.float32(std)) + np.float64(np.float32(mean))
             out[...] = fused.astype(np.float32)
         else:
@@ -145,15 +175,38 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     n = math.prod(shape)
     if n < 16 or not contiguous:
         return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
+    if n < _CHUNK:
+        return (
+            _normal_small(gen, n, kind, dtype, mean, std).astype(dtype, copy=False).reshape(shape)
+        )
     values = np.empty(n, kind)
-    for start in range(0, n - n % 16, _CHUNK):  # PyTorch draws all n uniforms, then maps them
-        part = values[start : min(start + _CHUNK, n - n % 16)]
-        _box_muller16(unit_uniform(gen, part.size, kind), part, mean, std)
+    _normal16(gen, values[: n - n % 16], mean, std)  # PyTorch draws all n uniforms, then maps
     if n % 16:  # the last 16 values again, from 16 new uniforms; for float32 and float64
         if kind == dtype:  # PyTorch drew all n uniforms first: n % 16 of them go unused
-            unit_uniform(gen, n % 16, kind)
-        _box_muller16(unit_uniform(gen, 16, kind), values[n - 16 :], mean, std)
+            gen.raw_words(n % 16 * (2 if kind == np.float64 else 1))
+        _normal16(gen, values[n - 16 :], mean, std)
     return values.astype(dtype, copy=False).reshape(shape)
+
+
+def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
+    """`normal` for 16 <= n < _CHUNK in one kernel call (small draws are made of fixed
+    costs): the uniforms of the blocks, the n % 16 unused ones, the 16 of the last block in one
+    draw; the last block's values overwrite the last 16."""
+    full, extra = n - n % 16, n % 16
+    skipped = extra if extra and kind == dtype else 0
+    u = unit_uniform(gen, full + skipped + (16 if extra else 0), kind)
+    if skipped:
+        u = np.concatenate([u[:full], u[full + skipped :]])
+    blocks = np.empty(u.size, kind)
+    _box_muller16(u, blocks, mean, std)
+    return np.concatenate([blocks[: n - 16], blocks[-16:]]) if extra else blocks
+
+
+def _normal16(gen, out: np.ndarray, mean, std) -> None:
+    """Fill the contiguous `out` (a multiple of 16 values) with PyTorch's 16-value blocks."""
+    for start in range(0, out.size, _CHUNK):  # in cache-sized chunks
+        part = out[start : start + _CHUNK]
+        _box_muller16(unit_uniform(gen, part.size, out.dtype), part, mean, std)
 
 
 def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
@@ -183,9 +236,17 @@ def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
     n, span = math.prod(shape), int(high) - int(low)
     if span >= 2**28:
         offsets = gen.words64(n) % np.uint64(span)
+    elif n < _SMALL:  # few values: as few NumPy calls as possible (a minibatch's indices)
+        offsets = gen.raw_words(n)
+        offsets %= np.uint64(span)
     else:
         offsets = gen.words(n) % np.uint32(span)
-    return (offsets.astype(np.int64) + int(low)).astype(dtype).reshape(shape)
+    if offsets.dtype == np.uint32:
+        offsets = offsets.astype(np.int64)
+    values = offsets.view(np.int64)  # a uint64 offset >= 2**63 wraps, as in PyTorch's int64
+    if low:
+        values += int(low)
+    return values.astype(dtype, copy=False).reshape(shape)
 
 
 def random_bits(gen, shape, dtype) -> np.ndarray:
@@ -225,15 +286,13 @@ def bernoulli(gen, p, shape, dtype=np.float32, layout=None) -> np.ndarray:
 
 
 def randperm(gen, n: int) -> np.ndarray:
-    """PyTorch's randperm for n below 2**32 / 20: Fisher-Yates from the front, one word a swap."""
-    order = list(range(n))
-    if n > 1:
-        spans = np.arange(n, 1, -1, dtype=np.uint32)
-        picks = (gen.words(n - 1) % spans).tolist()
-        for i, pick in enumerate(picks):
-            j = i + pick
-            order[i], order[j] = order[j], order[i]
-    return np.array(order, dtype=np.int64)
+    """PyTorch's randperm for n below 2**32 / 20: Fisher-Yates from the front, one word a swap
+    (the swaps resolved without a loop: permutation.py)."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    steps = np.arange(n - 1, dtype=np.int64)
+    targets = steps + gen.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint32)
+    return fisher_yates(targets)
 
 
 def multinomial(gen, rows: np.ndarray, num_samples: int, replacement: bool) -> np.ndarray:
