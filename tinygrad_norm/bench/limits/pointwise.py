@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from ...ops.erf_numpy import erf
-from ...ops.erfinv_numpy import erfc, erfinv
+from ...ops.erf_numpy import erf, erfc
+from ...ops.erfinv_numpy import erfinv
 from ...testing.op_cases import _COND
 from .common import sum_to, unary, zero_grad
 
