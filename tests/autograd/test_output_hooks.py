@@ -101,6 +101,14 @@ def scenarios(torch) -> list:
     c.grad.sum().backward()
     show(x.grad)
 
+    # autograd.grad runs only the nodes that lead to the inputs it asked for: no other hook
+    x, w = leaf(), leaf()
+    a, b = x * 2, w * 3
+    b.register_hook(lambda g: show(g))  # never called
+    for t in torch.autograd.grad((a + b).sum(), x):
+        show(t)
+    show(w.grad)
+
     # a custom Function that no gradient reached still runs its backward (on zeros), as PyTorch
     class Cube(torch.autograd.Function):
         @staticmethod

@@ -112,6 +112,7 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad = take_gradient(grads, id(root))
             deliver_to_leaf(root, grad, capture, create_graph)
 
+    needed, wanted = _needed(order, capture)
     for index, node in enumerate(order):
         if node.n_outputs == 1:
             grad_output = take_gradient(grads, id(node))
@@ -119,12 +120,16 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
             grad_output = tuple(take_gradient(grads, (id(node), k)) for k in range(node.n_outputs))
             grad_output = None if all(g is None for g in grad_output) else grad_output
         grad_inputs: tuple = (None,) * len(node.edges)
-        if grad_output is not None or node.runs_without_gradient:
-            if node.released:
-                raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
-            if grad_output is None:  # a custom Function reached by no gradient: PyTorch calls it
-                grad_output = node.no_gradient()
+        run = needed is None or id(node) in needed  # autograd.grad: only towards its inputs
+        # a custom Function that no gradient reached is called too (PyTorch): zeros, or None
+        called = run and (grad_output is not None or node.runs_without_gradient)
+        if called and node.released:
+            raise RuntimeError(f"{node.name}: backward through the graph a second time: {HINT}")
+        if called and grad_output is None:
+            grad_output = node.no_gradient()
+        if (called or id(node) in wanted) and grad_output is not None:
             grad_output = output_gradient_ready(node, grad_output, capture, create_graph)
+        if called:
             with grad_mode:
                 grad_inputs = call_backward(node, grad_output)
                 if node.post_hooks:
@@ -140,9 +145,23 @@ def backward_steps(roots, grad_roots, *, retain_graph=False, create_graph=False,
                 if pending[key] == 0 and key in grads:
                     deliver_to_leaf(edge, take_gradient(grads, key), capture, create_graph)
         inputs = node.inputs
-        if not retain_graph:
+        if not retain_graph and run:
             node.release()
         yield Step(index, node, grad_output, grad_inputs, inputs, grads, capture)
+
+
+def _needed(order: list, capture: dict | None) -> tuple:
+    """For `autograd.grad` (a capture): the ids of the nodes from which a path of edges leads
+    to a tensor it asked for (only these run, as in PyTorch), and the ids of the nodes and
+    leaves asked for. (None, ()) for a plain backward: every node runs."""
+    if capture is None:
+        return None, ()
+    wanted = {key[0] if isinstance(key, tuple) else key for key in capture}
+    needed: set = set()
+    for node in reversed(order):  # a node's inputs come before it
+        if any(id(edge) in wanted or id(edge) in needed for edge in node.edges):
+            needed.add(id(node))
+    return needed, wanted
 
 
 def gradient_key(edge, tensor):

@@ -38,7 +38,7 @@ def forward_jacobians(outputs: list, leaves: list) -> dict:
     `outputs` made from `leaves` (the graph is kept; nothing is freed)."""
     roots = [out for out in outputs if out.grad_fn is not None]
     order = topological_sort([out.grad_fn for out in roots])
-    shapes = _output_shapes(roots, order)
+    shapes = _output_shapes(roots, leaves)
     order.reverse()  # inputs first
     jacobians = {
         (k, p): np.zeros((out.array.size, leaf.array.size))
@@ -89,12 +89,14 @@ def _depends_on(node, wanted: set) -> bool:
     return False
 
 
-def _output_shapes(roots: list, order: list) -> dict:
-    """{gradient key: (shape, dtype)} of every node's output, read from one backward pass
-    with zero seeds (nothing is delivered to a leaf; the graph is kept)."""
+def _output_shapes(roots: list, leaves: list) -> dict:
+    """{gradient key: (shape, dtype)} of the output of every node between `leaves` and `roots`,
+    read from one backward pass with zero seeds (captured: no `.grad` changes; the graph is
+    kept)."""
     shapes = {}
     seeds = [Tensor._make(np.zeros_like(r.array)) for r in roots]
-    for step in backward_steps(roots, seeds, retain_graph=True, capture={}):
+    capture = dict.fromkeys(id(leaf) for leaf in leaves)
+    for step in backward_steps(roots, seeds, retain_graph=True, capture=capture):
         node, g = step.node, step.grad_output
         if node.n_outputs > 1:
             for k, array in enumerate(node.output_arrays):
