@@ -291,8 +291,11 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 · d² / beta where |d| < beta, else |d| - beta / 2 (d = input - target): quadratic
     near 0, linear far away. beta = 0 is l1_loss."""
     x, t = _pair("smooth_l1_loss", input, target)
-    d = (x - t).abs()
-    loss = d if beta == 0 else _where(d.array < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    if beta > 0 and x.dtype.kind == "f":  # one node: ops/fused/smooth_l1.py
+        loss = fused.SmoothL1.apply(x, t, beta=beta, c=1.0)
+    else:
+        d = (x - t).abs()
+        loss = d if beta == 0 else _where(d.array < beta, 0.5 * d * d / beta, d - 0.5 * beta)
     return reduce_loss("smooth_l1_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 
@@ -300,8 +303,11 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     """0.5 · d² where |d| < delta, else delta · (|d| - delta / 2): smooth_l1_loss times
     delta, with beta = delta. `weight` (the input's shape) multiplies each element's loss."""
     x, t = _pair("huber_loss", input, target)
-    d = (x - t).abs()
-    loss = _where(d.array < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if delta > 0 and x.dtype.kind == "f":  # one node: ops/fused/smooth_l1.py
+        loss = fused.SmoothL1.apply(x, t, beta=delta, c=delta)
+    else:
+        d = (x - t).abs()
+        loss = _where(d.array < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:
         loss = loss * _weight("huber_loss", weight, x)
     return reduce_loss("huber_loss", loss, reduction)

@@ -17,6 +17,7 @@
 - `clamp`: Clamp (clamp with number bounds: one mask in backward), Hardtanh (and relu6)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
 - `elu`: Elu (elu, selu, celu), Hardswish, LeakyRelu
+- `smooth_l1`: SmoothL1 (smooth_l1_loss and huber_loss, elementwise)
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
@@ -55,6 +56,7 @@ from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
 from .mse_loss import MSELoss, mse_loss, mse_loss_reference
 from .power import PowScalar, pow_scalar, pow_scalar_reference
 from .silu import Silu, silu, silu_reference
+from .smooth_l1 import SmoothL1, smooth_l1_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -66,6 +68,8 @@ from .softmax import (
 )
 
 __all__ = [
+    "SmoothL1",
+    "smooth_l1_reference",
     "Hardtanh",
     "hardtanh_reference",
     "LeakyRelu",
