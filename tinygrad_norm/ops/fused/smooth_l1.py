@@ -39,7 +39,7 @@ class SmoothL1(Function):
         d = x - t
         ctx.save_for_backward(x, t, d)
         a = np.abs(d)
-        inside = (a < beta).astype(d.dtype)
+        inside = np.asarray(a < beta, dtype=d.dtype)  # an array also when d is 0-d
         m = np.minimum(a, beta)  # = |d| inside; finite, so that 0 * quadratic is 0 outside
         quadratic = 0.5 * m
         quadratic *= m  # (0.5 |d|) |d| = (0.5 d) d: the composed form's rounding
