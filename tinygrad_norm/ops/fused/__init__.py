@@ -33,7 +33,7 @@ op, is measured in docs/speed.md.
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
-from .cdist import Cdist, cdist_mm, cdist_reference
+from .cdist import Cdist, cdist_mm, cdist_reference, cdist_uses_matmul
 from .clamp import Clamp, Hardtanh, clamp, clamp_reference, hardtanh_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
@@ -83,6 +83,7 @@ __all__ = [
     "Cdist",
     "cdist_mm",
     "cdist_reference",
+    "cdist_uses_matmul",
     "Clamp",
     "clamp",
     "clamp_reference",
