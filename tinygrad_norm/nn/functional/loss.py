@@ -292,8 +292,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 · d² / beta where |d| < beta, else |d| - beta / 2 (d = input - target): quadratic
     near 0, linear far away. beta = 0 is l1_loss."""
     x, t = _pair("smooth_l1_loss", input, target)
-    d = (x - t).abs()
-    loss = d if beta == 0 else _where(d.array < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+    if beta > 0 and x.dtype.kind == "f":  # one node: ops/fused/smooth_l1.py
+        loss = fused.SmoothL1.apply(x, t, beta=beta, c=1.0)
+    else:  # beta = 0 is l1_loss (a negative beta, which PyTorch refuses, only shifts it)
+        loss = (x - t).abs() - 0.5 * beta if beta else (x - t).abs()
     return reduce_loss("smooth_l1_loss", loss, legacy_reduction(size_average, reduce, reduction))
 
 
@@ -301,8 +303,11 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa
     """0.5 · d² where |d| < delta, else delta · (|d| - delta / 2): smooth_l1_loss times
     delta, with beta = delta. `weight` (the input's shape) multiplies each element's loss."""
     x, t = _pair("huber_loss", input, target)
-    d = (x - t).abs()
-    loss = _where(d.array < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if delta > 0 and x.dtype.kind == "f":  # one node: ops/fused/smooth_l1.py
+        loss = fused.SmoothL1.apply(x, t, beta=delta, c=delta)
+    else:
+        d = (x - t).abs()
+        loss = _where(d.array < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     if weight is not None:
         loss = loss * _weight("huber_loss", weight, x)
     return reduce_loss("huber_loss", loss, reduction)
@@ -392,10 +397,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """All distances between the rows of x1 (..., P, M) and of x2 (..., R, M): (..., P, R).
 
-    `tg.cdist` (PyTorch's `torch.cdist`). For p = 2 PyTorch's rule picks the matrix product
-    (`ops/fused/cdist.py`, one node): `compute_mode` "use_mm_for_euclid_dist", or the default
-    ("use_mm_for_euclid_dist_if_necessary") when P > 25 or R > 25. Otherwise the differences
-    are formed explicitly, (..., P, R, M): plain and exact.
+    `tg.cdist` (PyTorch's `torch.cdist`). For p = 2 PyTorch's rule may pick the matrix product
+    (`ops/fused/cdist.py`); else the differences are formed, (..., P, R, M): plain and exact.
     """
     a, b = as_tensor(x1), as_tensor(x2)
     if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
@@ -403,20 +406,10 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
             f"cdist: x1 {a.shape} and x2 {b.shape} must be (..., P, M) and (..., R, M) "
             "with the same M"
         )
-    if _cdist_by_matmul(a, b, p, compute_mode):
+    if fused.cdist_uses_matmul(a, b, p, compute_mode):
         return fused.cdist_mm(a, b)
     diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
     return diff.norm(p=p, dim=-1)
-
-
-def _cdist_by_matmul(a, b, p, compute_mode) -> bool:
-    """PyTorch's choice of the matrix product for cdist (see `cdist`), where the fused node
-    takes these inputs: one floating dtype and one batch shape."""
-    if p != 2 or compute_mode == "donot_use_mm_for_euclid_dist":
-        return False
-    if compute_mode != "use_mm_for_euclid_dist" and max(a.shape[-2], b.shape[-2]) <= 25:
-        return False
-    return a.dtype == b.dtype and a.dtype.kind == "f" and a.shape[:-2] == b.shape[:-2]
 
 
 def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorch's name

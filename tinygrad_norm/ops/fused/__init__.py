@@ -17,6 +17,7 @@
 - `clamp`: Clamp (clamp with number bounds: one mask in backward), Hardtanh (and relu6)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
 - `elu`: Elu (elu, selu, celu), Hardswish, LeakyRelu
+- `smooth_l1`: SmoothL1 (smooth_l1_loss and huber_loss, elementwise)
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
@@ -32,7 +33,7 @@ op, is measured in docs/speed.md.
 from .attention import SelfAttention, self_attention, self_attention_reference
 from .batch_norm import BatchNorm, batch_norm, batch_norm_reference
 from .bce_with_logits import BCEWithLogits, bce_with_logits, bce_with_logits_reference
-from .cdist import Cdist, cdist_mm, cdist_reference
+from .cdist import Cdist, cdist_mm, cdist_reference, cdist_uses_matmul
 from .clamp import Clamp, Hardtanh, clamp, clamp_reference, hardtanh_reference
 from .conv import Conv, conv, conv_reference
 from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
@@ -55,6 +56,7 @@ from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
 from .mse_loss import MSELoss, mse_loss, mse_loss_reference
 from .power import PowScalar, pow_scalar, pow_scalar_reference
 from .silu import Silu, silu, silu_reference
+from .smooth_l1 import SmoothL1, smooth_l1_reference
 from .softmax import (
     LogSoftmax,
     Softmax,
@@ -66,6 +68,8 @@ from .softmax import (
 )
 
 __all__ = [
+    "SmoothL1",
+    "smooth_l1_reference",
     "Hardtanh",
     "hardtanh_reference",
     "LeakyRelu",
@@ -79,6 +83,7 @@ __all__ = [
     "Cdist",
     "cdist_mm",
     "cdist_reference",
+    "cdist_uses_matmul",
     "Clamp",
     "clamp",
     "clamp_reference",

@@ -25,7 +25,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..xp import data, masked_fill_, operands
 
-__all__ = ["Cdist", "cdist_mm", "cdist_reference"]
+__all__ = ["Cdist", "cdist_mm", "cdist_reference", "cdist_uses_matmul"]
 
 
 def _squared_distances(x1, x2):
@@ -89,3 +89,15 @@ def cdist_reference(x1, x2):
     root): the test reference."""
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return (diff * diff).sum(-1).sqrt()
+
+
+def cdist_uses_matmul(a, b, p, compute_mode) -> bool:
+    """PyTorch's choice of the matrix product for cdist: p = 2 and `compute_mode`
+    "use_mm_for_euclid_dist", or the default ("use_mm_for_euclid_dist_if_necessary") when
+    either set has more than 25 rows; and inputs `Cdist` takes (one floating dtype, one batch
+    shape)."""
+    if p != 2 or compute_mode == "donot_use_mm_for_euclid_dist":
+        return False
+    if compute_mode != "use_mm_for_euclid_dist" and max(a.shape[-2], b.shape[-2]) <= 25:
+        return False
+    return a.dtype == b.dtype and a.dtype.kind == "f" and a.shape[:-2] == b.shape[:-2]
