@@ -16,6 +16,9 @@
 - `silu`: Silu (x * sigmoid(x))
 - `clamp`: Clamp (clamp with number bounds: one mask in backward)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
+- `unary`: Expm1, Log1p, Log10, Exp2, Atan, Atanh, Sinh, Cosh (backward on arrays; the
+  references are the primitives of `special` and `trig`), on `fast_math` (float32 log1p and
+  expm1 from NumPy's vectorized log and exp)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
