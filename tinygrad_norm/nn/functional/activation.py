@@ -5,7 +5,8 @@ Each is composed from primitives, so autograd derives its gradient. Piecewise on
 chosen and exactly 0 to the other. A piece that would overflow where it is not chosen (exp of a
 large input) is fed a clamped input, so its unused gradient is 0, not 0 * inf = NaN.
 Boundaries follow PyTorch's backward (hardtanh passes no gradient at min_val and max_val;
-elu's slope at 0 is alpha).
+elu's slope at 0 is alpha). elu, softplus, logsigmoid and hardtanh (relu6) are one node each
+(`ops/fused/activations.py`, beside these composed forms as references).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from ...functions.creation import as_tensor
 from ...ops import fused
 from ...ops.composite import require_floating
 from ...ops.elementwise import Where
-from ...ops.special import Expm1, Log1p
+from ...ops.fused.activations import Elu, Hardtanh, LogSigmoid, Softplus
+from ...ops.special import Expm1
 from ...tensor import Tensor
 
 __all__ = [
@@ -81,7 +83,7 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.6321,  2.0000])
     """
     x = _floating_only("elu", input)
-    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x)) * alpha)
+    return Elu.apply(x, alpha)  # one node (ops/fused/activations.py)
 
 
 def selu(input, inplace=False):  # noqa: A002
@@ -104,10 +106,7 @@ def silu(input, inplace=False):  # noqa: A002
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
     x = _floating_only("softplus", input)
-    bx = x * beta
-    linear = bx.array > threshold
-    safe = Where.apply(linear, np.zeros((), x.dtype), bx)  # no exp of a large number
-    return Where.apply(linear, x, Log1p.apply(safe.exp()) / beta)
+    return Softplus.apply(x, beta, threshold)  # one node (ops/fused/activations.py)
 
 
 def mish(input, inplace=False):  # noqa: A002
@@ -135,8 +134,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
         return _clip_integers(x, min_val, max_val)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
-    inside = (x.array > min_val) & (x.array < max_val)
-    return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
+    return Hardtanh.apply(x, min_val, max_val)  # one node (ops/fused/activations.py)
 
 
 def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
@@ -184,9 +182,7 @@ def logsigmoid(input):  # noqa: A002
     """log(sigmoid(x)) = -softplus(-x), as x - log(1 + e^x) for x < 0 and -log(1 + e^-x) for
     x >= 0: each piece only exponentiates a number <= 0, so nothing overflows."""
     x = _floating_only("logsigmoid", input)
-    negative = x - Log1p.apply(x.clamp(max=0).exp())
-    positive = -Log1p.apply((-x.clamp(min=0)).exp())
-    return Where.apply(x.array < 0, negative, positive)
+    return LogSigmoid.apply(x)  # one node (ops/fused/activations.py)
 
 
 def tanhshrink(input):  # noqa: A002

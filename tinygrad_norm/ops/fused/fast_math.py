@@ -1,23 +1,27 @@
 """log1p and expm1 of float32 arrays from NumPy's vectorized exp and log.
 
 NumPy's float32 `np.log1p` and `np.expm1` call the C library once per element, while its
-float32 `np.log` and `np.exp` are vectorized (SIMD): several times faster. The classic
-corrections keep the digits that log(1 + x) and exp(x) - 1 would lose:
+float32 `np.log`, `np.exp` and `np.tanh` are vectorized (SIMD): several times faster. Forms
+that keep the digits log(1 + x) and exp(x) - 1 would lose:
 
     log1p(x) = log(u) * x / (u - 1),   u = fl(1 + x)        (Goldberg; = x where u == 1)
-    expm1(x) = (u - 1) * x / log(u),   u = fl(exp(x))       (Kahan; = x where u == 1)
+    expm1(x) = 2 t / (1 - t),          t = tanh(x / 2)      (x <= 1; exp(x) - 1 above)
 
 In the first, u - 1 is exact (Sterbenz), and log(u) / (u - 1) is the slope of log between 1
-and u, which changes little between u and 1 + x: its rounding of x cancels. The second is the
-same argument for exp. Both are within a few float32 ulps (the tests check a million points;
+and u, which changes little between u and 1 + x: its rounding of x cancels. The second is
+exact algebra (e^x - 1 = 2 tanh(x/2) / (1 - tanh(x/2))) whose tanh keeps its relative precision
+near 0 and whose 1 - t, above 1/2 for x <= 1, cancels nothing; above 1, exp(x) >= e and
+exp(x) - 1 loses under a bit. Both are within a few float32 ulps (the tests check a million points;
 NumPy's own functions are within one); NumPy's `np.log1p` / `np.expm1` (`*_reference`) stay for
 every other dtype. The special values are PyTorch's: log1p(-1) = -inf, log1p(inf) = inf,
-expm1(inf) = inf, expm1(-inf) = -1, NaN stays NaN; where exp(x) < 2^-25 expm1(x) rounds to -1.
+expm1(inf) = inf, expm1(-inf) = -1, NaN stays NaN.
+
+`select(mask, a, b)` is np.where by the bits, for masks with no pattern (where np.where is slow).
 """
 
 import numpy as np
 
-__all__ = ["expm1", "expm1_reference", "log1p", "log1p_reference"]
+__all__ = ["expm1", "expm1_reference", "log1p", "log1p_reference", "select", "select_reference"]
 
 log1p_reference = np.log1p
 expm1_reference = np.expm1
@@ -35,25 +39,47 @@ def log1p(x: np.ndarray) -> np.ndarray:
     out = np.log(u, out=u)
     with np.errstate(divide="ignore", invalid="ignore"):
         out *= np.divide(x, d, out=d)
-    np.copyto(out, x, where=exact)
-    return out
+    return select(exact, x, out)  # (np.copyto with where= is slow on a dense mask)
 
 
 def expm1(x: np.ndarray) -> np.ndarray:
-    """exp(x) - 1, a new array: Kahan's correction for float32 (see the module), else
-    NumPy's."""
+    """exp(x) - 1, a new array: for float32 2 tanh(x/2) / (1 - tanh(x/2)) where x <= 1 and
+    exp(x) - 1 above (see the module), else NumPy's."""
     if x.dtype != np.float32 or x.ndim == 0:
         return np.expm1(x)
-    with np.errstate(over="ignore"):
-        u = np.exp(x)  # (...) fl(exp(x))
-    out = np.subtract(u, 1, out=np.empty_like(u))  # u - 1, exact where it matters
-    exact = u == 1  # expm1(x) = x to float32 precision
-    overflow = u == np.inf
-    minus_one = out == -1  # exp(x) below half a float32 ulp of 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_u = np.log(u, out=u)
-        out *= np.divide(x, log_u, out=log_u)
-    np.copyto(out, x, where=exact)
-    np.copyto(out, np.inf, where=overflow)
-    np.copyto(out, -1, where=minus_one)
+    t = np.multiply(x, 0.5, dtype=x.dtype)  # (...)
+    np.tanh(t, out=t)
+    d = np.subtract(1, t, dtype=x.dtype)  # above 1/2 where x <= 1: no cancellation
+    t *= 2
+    with np.errstate(divide="ignore"):
+        out = np.divide(t, d, out=t)
+    above = x > 1
+    if above.any():  # (an elu's input, min(x, 0), has none)
+        with np.errstate(over="ignore"):
+            e = np.exp(x)
+        e -= 1
+        out = select(above, e, out)
     return out
+
+
+def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a where `mask` else b (`select_reference`: np.where), a new array; a and b float arrays
+    of one dtype and mask's shape. By the bits: (a & m) | (b & ~m) with m all ones where mask,
+    six integer passes; np.where branches per element, slow on a mask that follows no pattern
+    (an activation's sign)."""
+    same = a.dtype == b.dtype and a.shape == b.shape == mask.shape
+    if not same or a.ndim == 0 or a.dtype.itemsize not in (4, 8):
+        return select_reference(mask, a, b)
+    ints = np.dtype(f"int{8 * a.dtype.itemsize}")
+    m = mask.astype(ints)
+    np.negative(m, out=m)  # 0 -> 0, 1 -> all bits set
+    out = np.bitwise_and(a.view(ints), m)
+    np.invert(m, out=m)
+    m &= b.view(ints)
+    out |= m
+    return out.view(a.dtype)
+
+
+def select_reference(mask, a, b):
+    """np.where(mask, a, b): the reference of `select`."""
+    return np.where(mask, a, b)
