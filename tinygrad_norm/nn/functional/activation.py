@@ -5,8 +5,8 @@ Each is composed from primitives, so autograd derives its gradient. Piecewise on
 chosen and exactly 0 to the other. A piece that would overflow where it is not chosen (exp of a
 large input) is fed a clamped input, so its unused gradient is 0, not 0 * inf = NaN.
 Boundaries follow PyTorch's backward (hardtanh passes no gradient at min_val and max_val;
-elu's slope at 0 is alpha). elu, softplus, logsigmoid and hardtanh (relu6) are one node each
-(`ops/fused/activations.py`, beside these composed forms as references).
+elu's slope at 0 is alpha). softplus and logsigmoid are one node each
+(`ops/fused/softplus.py`, beside their composed forms as references).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ...functions.creation import as_tensor
 from ...ops import fused
 from ...ops.composite import require_floating
 from ...ops.elementwise import Where
-from ...ops.fused.activations import Elu, Hardtanh, LogSigmoid, Softplus
+from ...ops.fused.softplus import LogSigmoid, Softplus
 from ...ops.special import Expm1
 from ...tensor import Tensor
 
@@ -83,7 +83,7 @@ def elu(input, alpha=1.0, inplace=False):  # noqa: A002
     tensor([-0.6321,  2.0000])
     """
     x = _floating_only("elu", input)
-    return Elu.apply(x, alpha)  # one node (ops/fused/activations.py)
+    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x)) * alpha)
 
 
 def selu(input, inplace=False):  # noqa: A002
@@ -106,7 +106,7 @@ def silu(input, inplace=False):  # noqa: A002
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
     x = _floating_only("softplus", input)
-    return Softplus.apply(x, beta, threshold)  # one node (ops/fused/activations.py)
+    return Softplus.apply(x, beta, threshold)  # one node (ops/fused/softplus.py)
 
 
 def mish(input, inplace=False):  # noqa: A002
@@ -134,7 +134,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
         return _clip_integers(x, min_val, max_val)
     # NOTE: a NaN gets gradient 0 (PyTorch's vectorized kernel agrees; its scalar tail loop
     # passes the gradient through instead)
-    return Hardtanh.apply(x, min_val, max_val)  # one node (ops/fused/activations.py)
+    inside = (x.array > min_val) & (x.array < max_val)
+    return Where.apply(inside, x, _constant(np.clip(x.array, min_val, max_val), x))
 
 
 def _clip_integers(x: Tensor, min_val, max_val) -> Tensor:
@@ -182,7 +183,7 @@ def logsigmoid(input):  # noqa: A002
     """log(sigmoid(x)) = -softplus(-x), as x - log(1 + e^x) for x < 0 and -log(1 + e^-x) for
     x >= 0: each piece only exponentiates a number <= 0, so nothing overflows."""
     x = _floating_only("logsigmoid", input)
-    return LogSigmoid.apply(x)  # one node (ops/fused/activations.py)
+    return LogSigmoid.apply(x)  # one node (ops/fused/softplus.py)
 
 
 def tanhshrink(input):  # noqa: A002

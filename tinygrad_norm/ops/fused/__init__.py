@@ -19,6 +19,7 @@
 - `unary`: Expm1, Log1p, Log10, Exp2, Atan, Atanh, Sinh, Cosh (backward on arrays; the
   references are the primitives of `special` and `trig`), on `fast_math` (float32 log1p and
   expm1 from NumPy's vectorized log and exp)
+- `softplus`: Softplus, LogSigmoid (masks as 0/1 factors, fast_math's log1p)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op

@@ -1,22 +1,20 @@
-"""The one-node activations of ops/fused/activations.py (elu, softplus, logsigmoid, hardtanh)
-and fast_math.select against their references: values and gradients (plain backward on
-arrays), second derivatives (create_graph), float32 and float64, edge values, and PyTorch."""
+"""The one-node softplus and logsigmoid of ops/fused/softplus.py and fast_math.select against
+their references: values and gradients (plain backward on arrays), second derivatives
+(create_graph), float32 and float64, edge values, and PyTorch."""
 
 import numpy as np
 import pytest
 
 import tinygrad_norm as tg
 from tinygrad_norm.gradcheck import gradcheck, gradgradcheck
-from tinygrad_norm.ops.fused import activations as A
 from tinygrad_norm.ops.fused import fast_math
+from tinygrad_norm.ops.fused import softplus as A
 
 EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 1e-30, 30.0, -30.0, 100.0, -100.0, 0.75])
 EDGES = np.concatenate([EDGES, [1e4, -1e4, np.inf, -np.inf, np.nan]])
 
 # (name, fused, reference, smooth): the functions of one tensor
 CASES = [
-    ("elu", lambda x: A.Elu.apply(x, 1.5), lambda x: A.elu_reference(x, 1.5), True),
-    ("elu_1", lambda x: A.Elu.apply(x, 1.0), lambda x: A.elu_reference(x, 1.0), True),
     ("softplus", lambda x: A.Softplus.apply(x, 1.0, 20.0), A.softplus_reference, True),
     (
         "softplus_beta",
@@ -25,12 +23,6 @@ CASES = [
         True,
     ),
     ("logsigmoid", A.LogSigmoid.apply, A.logsigmoid_reference, True),
-    (
-        "hardtanh",
-        lambda x: A.Hardtanh.apply(x, -0.5, 0.8),
-        lambda x: A.hardtanh_reference(x, -0.5, 0.8),
-        False,
-    ),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -59,9 +51,7 @@ def _close(a, b, rtol, atol=1e-30):
 @pytest.mark.parametrize(("name", "fused", "reference", "smooth"), CASES, ids=IDS)
 def test_equals_reference(name, fused, reference, smooth, shape, dtype):
     rtol = 1e-13 if dtype == np.float64 else 1e-6  # float32: the fast log1p / expm1
-    # NOTE elu's reference differentiates expm1 as expm1(x) + 1, which cancels for x << 0
-    # (float32: 0 at x = -30); Elu takes exp(x) (as PyTorch): equal up to an absolute error
-    atol = 1e-15 if dtype == np.float64 else 1e-6
+    atol = 1e-15 if dtype == np.float64 else 1e-7
     for array in (_inputs(shape, dtype), EDGES.astype(dtype)):
         g = _inputs(array.shape, dtype, 1)
         fast, ref = _value_and_grad(fused, array, g), _value_and_grad(reference, array, g)
@@ -110,18 +100,14 @@ def test_select_equals_np_where(dtype):
 @pytest.mark.parametrize(
     ("name", "kwargs"),
     [
-        ("elu", {"alpha": 1.5}),
         ("softplus", {}),
         ("softplus", {"beta": 2.0, "threshold": 1.5}),
         ("logsigmoid", {}),
-        ("hardtanh", {"min_val": -0.5, "max_val": 0.8}),
-        ("relu6", {}),
-        ("selu", {}),
     ],
 )
 def test_against_pytorch(name, kwargs, dtype):
     torch = pytest.importorskip("torch")
-    edges = EDGES[~np.isnan(EDGES)]  # NOTE NaN's gradient: see activation.py (hardtanh, elu)
+    edges = EDGES
     array = np.concatenate([_inputs((500,), dtype), edges.astype(dtype)])
     g = np.linspace(-1.0, 1.0, array.size).astype(dtype)
     out, grad = _value_and_grad(lambda x: getattr(tg.nn.functional, name)(x, **kwargs), array, g)

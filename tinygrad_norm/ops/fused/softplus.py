@@ -1,18 +1,16 @@
-"""elu, softplus, logsigmoid and hardtanh (relu6) as one node each: forward and backward in few
-passes, no mask selected element by element (np.where is slow on an activation's sign pattern).
-Their composed references (`*_reference`: `Where` between pieces, Expm1, Log1p, ...) are the
-forms nn.functional had; the tests compare both (values, gradients, second derivatives).
+"""softplus and logsigmoid as one node each: forward and backward in few passes, no mask
+selected element by element (np.where is slow on an activation's sign pattern), log1p from
+`fast_math` (float32). Their composed references (`*_reference`: `Where` between pieces, Log1p
+of exp) are the forms nn.functional had; the tests compare both (values, gradients, second
+derivatives).
 
-    elu(x) = max(x, 0) + alpha expm1(min(x, 0))
-        d/dx = 1 for x > 0, alpha exp(x) for x <= 0
-        grad_x = grad_out (alpha exp(min(x, 0)) [x <= 0] + [x > 0])
-    softplus(x) = x where beta x > threshold, else log1p(z) / beta,  z = exp(min(beta x, threshold))
+    softplus(x) = x where beta x > threshold, else log1p(z) / beta
+        z = exp(min(beta x, threshold))
         d/dx = 1 where linear, else sigmoid(beta x) = z / (1 + z)
         grad_x = grad_out (z / (1 + z) [not linear] + [linear])
     logsigmoid(x) = -softplus(-x) = min(x, 0) - log1p(z),  z = exp(-|x|)
         d/dx = sigmoid(-x) = 1 - s for x < 0, s for x >= 0    (s = z / (1 + z) = sigmoid(-|x|))
         grad_x = grad_out ([x < 0] + s (1 - 2 [x < 0]))
-    hardtanh(x) = clip(x, lo, hi);  grad_x = grad_out [lo < x < hi]  (0 at the ends and at NaN)
 
 The brackets are masks as numbers (a product with a 0/1 array, never 0 * inf: the factors are
 finite). Each exponential sees a number <= 0 (or <= threshold), so nothing overflows. Under
@@ -24,17 +22,12 @@ import numpy as np
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ..elementwise import Where
-from ..special import Expm1, Log1p
-from ..xp import times_mask
+from ..special import Log1p
 from . import fast_math
 
 __all__ = [
-    "Elu",
-    "Hardtanh",
     "LogSigmoid",
     "Softplus",
-    "elu_reference",
-    "hardtanh_reference",
     "logsigmoid_reference",
     "softplus_reference",
 ]
@@ -42,45 +35,6 @@ __all__ = [
 
 def _as(mask: np.ndarray, dtype) -> np.ndarray:
     return mask.astype(dtype)
-
-
-class Elu(Function):
-    """out = max(x, 0) + alpha expm1(min(x, 0)) (see the module docstring).
-
-    >>> import tinygrad_norm as tg
-    >>> x = tg.tensor([-1.0, 2.0], requires_grad=True)
-    >>> Elu.apply(x, 1.0).sum().backward()
-    >>> x.grad   # exp(-1), 1
-    tensor([0.3679, 1.0000])
-    """
-
-    formula = "grad_x = grad_out * (1 if x > 0 else alpha * exp(x))"
-
-    @staticmethod
-    def forward(ctx, x, alpha):
-        n = fast_math.expm1(np.minimum(x, 0))  # (...) expm1 of min(x, 0): nothing overflows
-        n *= alpha
-        out = np.maximum(x, 0)
-        out += n
-        if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(x)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (x,) = ctx.saved_tensors
-        alpha = ctx.alpha
-        if is_grad_enabled():  # recorded: alpha exp(x) as a function of x
-            exp_part = Where.apply(x.array > 0, np.zeros((), x.dtype), x).exp() * alpha
-            return grad_output * Where.apply(x.array > 0, np.ones((), x.dtype), exp_part)
-        x, g = x.array, grad_output.array
-        d = np.minimum(x, 0, out=np.empty(g.shape, np.result_type(x, g)))
-        np.exp(d, out=d)  # NOTE exp, not n + alpha: that cancels for x << 0
-        d *= alpha
-        d *= _as(x <= 0, d.dtype)  # (NaN: 0 here and below, and d is NaN: NaN, as the reference)
-        d += _as(x > 0, d.dtype)
-        d *= g
-        return d
 
 
 class Softplus(Function):
@@ -164,46 +118,7 @@ class LogSigmoid(Function):
         return s
 
 
-class Hardtanh(Function):
-    """out = clip(x, lo, hi); the gradient passes strictly inside (lo, hi), not at the ends nor
-    at NaN (PyTorch's hardtanh_backward).
-
-    >>> import tinygrad_norm as tg
-    >>> x = tg.tensor([-2.0, 0.0, 1.0], requires_grad=True)
-    >>> Hardtanh.apply(x, -1.0, 1.0).sum().backward()
-    >>> x.grad
-    tensor([0., 1., 0.])
-    """
-
-    formula = "grad_x = grad_out * (lo < x < hi)"
-
-    @staticmethod
-    def forward(ctx, x, lo, hi):
-        if ctx.needs_input_grad[0]:
-            inside = x > lo
-            inside &= x < hi
-            ctx.save_for_backward(inside)
-        return np.clip(x, lo, hi)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (inside,) = ctx.saved_tensors
-        if is_grad_enabled():
-            return grad_output * inside
-        return times_mask(grad_output.array, inside.array)
-
-
 # --- the composed references (the forms nn.functional had) ---------------------------------------
-def _nonpositive(x):
-    """x where x <= 0 or NaN, else 0 (no large x reaches exp)."""
-    return Where.apply(~(x.array > 0), x, np.zeros((), x.dtype))
-
-
-def elu_reference(x, alpha=1.0):
-    """elu composed: Where(x > 0, x, alpha expm1(x)), exp of nonpositive numbers only."""
-    return Where.apply(x.array > 0, x, Expm1.apply(_nonpositive(x)) * alpha)
-
-
 def softplus_reference(x, beta=1.0, threshold=20.0):
     """softplus composed: Where(beta x > threshold, x, log1p(exp(beta x)) / beta)."""
     bx = x * beta
@@ -217,9 +132,3 @@ def logsigmoid_reference(x):
     negative = x - Log1p.apply(x.clamp(max=0).exp())
     positive = -Log1p.apply((-x.clamp(min=0)).exp())
     return Where.apply(x.array < 0, negative, positive)
-
-
-def hardtanh_reference(x, lo, hi):
-    """hardtanh composed: Where(lo < x < hi, x, clip(x) as a constant)."""
-    inside = (x.array > lo) & (x.array < hi)
-    return Where.apply(inside, x, np.asarray(np.clip(x.array, lo, hi), dtype=x.dtype))
