@@ -12,8 +12,9 @@ from ..autograd.node import GraphTensor
 from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating
-from .elementwise import Fmod, Remainder, Where
-from .rounding import RoundedDiv, SignOf, Trunc
+from .elementwise import Where
+from .fused.modulo import Fmod, Remainder, RoundedDiv
+from .rounding import SignOf, Trunc
 from .special import Log1p
 
 

@@ -20,6 +20,8 @@
   references are the primitives of `special` and `trig`), on `fast_math` (float32 log1p and
   expm1 from NumPy's vectorized log and exp)
 - `softplus`: Softplus, LogSigmoid (masks as 0/1 factors, fast_math's log1p)
+- `modulo`: Fmod, Remainder, RoundedDiv (float32 fmod in float64 arithmetic, exact; PyTorch's
+  remainder and floor-division formulas on it)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op

@@ -16,12 +16,22 @@ NumPy's own functions are within one); NumPy's `np.log1p` / `np.expm1` (`*_refer
 every other dtype. The special values are PyTorch's: log1p(-1) = -inf, log1p(inf) = inf,
 expm1(inf) = inf, expm1(-inf) = -1, NaN stays NaN.
 
-`select(mask, a, b)` is np.where by the bits, for masks with no pattern (where np.where is slow).
+`select(mask, a, b)` is np.where by the bits, for masks with no pattern (where np.where is slow);
+`fmod(a, b)` is C's fmod of float32 arrays in float64 arithmetic, exact (its docstring).
 """
 
 import numpy as np
 
-__all__ = ["expm1", "expm1_reference", "log1p", "log1p_reference", "select", "select_reference"]
+__all__ = [
+    "expm1",
+    "expm1_reference",
+    "fmod",
+    "fmod_reference",
+    "log1p",
+    "log1p_reference",
+    "select",
+    "select_reference",
+]
 
 log1p_reference = np.log1p
 expm1_reference = np.expm1
@@ -83,3 +93,39 @@ def select(mask: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def select_reference(mask, a, b):
     """np.where(mask, a, b): the reference of `select`."""
     return np.where(mask, a, b)
+
+
+def fmod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a - b trunc(a / b) with the sign of a (C's fmod), a new array: for float32 a and b in
+    float64 arithmetic, else NumPy's np.fmod (`fmod_reference`: the C library per element).
+
+    Exact: in float64 the product b q of a float32 b and a whole q below 2^29 is exact, and so
+    is a - b q (a multiple of the smaller ulp, below 2|b|). Only q can be off by one, where
+    a / b rounds up to a whole number; then the remainder has the wrong sign and b is added
+    back. A quotient of 2^29 or more and an infinite b take NumPy's fmod (few elements);
+    b = 0 and infinite a give NaN, as fmod does. The sign of a zero is a's (fmod(-4, 2) = -0).
+    """
+    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim == 0 or b.ndim == 0:
+        return np.fmod(a, b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.divide(a64, b64)  # (...) broadcast
+        np.trunc(q, out=q)
+        rare = np.abs(q) >= 2.0**29  # b q may be inexact (and NaN: not rare, it stays NaN)
+        rare |= np.isinf(b64)
+        r = np.multiply(b64, q, out=q)
+        np.subtract(a64, r, out=r)
+    wrong = (r != 0) & (np.signbit(r) != np.signbit(a64))  # (NaN: r != 0, signbit of NaN's bit)
+    wrong &= ~np.isnan(r)
+    if wrong.any():  # q one too far: back by one b
+        r[wrong] += np.broadcast_to(np.copysign(b64, a64), r.shape)[wrong]
+    np.copysign(r, a64, out=r)
+    out = r.astype(np.float32)
+    if rare.any():
+        out[rare] = np.fmod(
+            np.broadcast_to(a, out.shape)[rare], np.broadcast_to(b, out.shape)[rare]
+        )
+    return out
+
+
+fmod_reference = np.fmod
