@@ -13,6 +13,7 @@ from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Where
+from .fused.logaddexp import LogAddExp
 from .fused.modulo import Fmod, Remainder, RoundedDiv
 from .rounding import SignOf, Trunc
 from .special import Log1p
@@ -172,6 +173,16 @@ def lerp(input, end, weight):  # noqa: A002
 
 
 def logaddexp(input, other):  # noqa: A002
+    """log(exp(a) + exp(b)), which never overflows: one node (`fused.logaddexp.LogAddExp`) for
+    two float tensors of one dtype, else `logaddexp_reference`."""
+    a, b = pair("logaddexp", input, other)
+    a, b = to_float(a), to_float(b)
+    if a.array.dtype == b.array.dtype and a.array.dtype.kind == "f":
+        return LogAddExp.apply(a, b)
+    return logaddexp_reference(a, b)
+
+
+def logaddexp_reference(input, other):  # noqa: A002
     """log(exp(a) + exp(b)) = max(a, b) + log1p(exp(-|a - b|)), which never overflows.
 
     d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b); at a == b the maximum and abs are kinks
@@ -182,7 +193,9 @@ def logaddexp(input, other):  # noqa: A002
     same_infinity = np.isinf(a.array) & (a.array == b.array)
     if same_infinity.any():  # inf - inf would be NaN: log(e^inf + e^inf) = inf, likewise -inf
         zero = np.zeros((), a.dtype)
-        safe = logaddexp(Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b))
+        safe = logaddexp_reference(
+            Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b)
+        )
         return Where.apply(same_infinity, a, safe)
     return maximum(a, b) + Log1p.apply((-(a - b).abs()).exp())
 
