@@ -36,6 +36,7 @@ and `xp.py` is the one named place where a backward formula runs on bare arrays 
 `erf_numpy` and `erfinv_numpy` compute erf, erfc and erfinv on arrays (no SciPy).
 `fused/unary` is the one-node form of expm1, log1p, log10, exp2, atan, atanh, sinh and cosh
 (the Tensor methods' nodes; `special` and `trig` hold their references); `fused/modulo`,
-`fused/logaddexp` and `fused/softplus` the nodes of fmod, remainder, floor division, logaddexp,
-softplus and logsigmoid (references: `elementwise`, `rounding`, `pointwise_composed`, nn).
+`fused/logaddexp`, `fused/lerp` and `fused/softplus` the nodes of fmod, remainder, floor
+division, logaddexp, lerp (tensor weight), softplus and logsigmoid (references: `elementwise`,
+`rounding`, `pointwise_composed`, nn).
 """

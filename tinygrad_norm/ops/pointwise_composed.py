@@ -13,6 +13,7 @@ from ..broadcast import broadcast_shape
 from ..dtypes import get_default_dtype
 from .composite import as_tensor, maximum, promote_pair, require_floating
 from .elementwise import Where
+from .fused.lerp import Lerp
 from .fused.logaddexp import LogAddExp
 from .fused.modulo import Fmod, Remainder, RoundedDiv
 from .rounding import SignOf, Trunc
@@ -164,10 +165,19 @@ def lerp(input, end, weight):  # noqa: A002
                 "them first, e.g. end.to(input.dtype)"
             )
     start, end = pair("lerp", input, end)
-    diff = end - start
     if not isinstance(weight, GraphTensor):
+        diff = end - start
         return start + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
     broadcast_shape("lerp", start.shape, end.shape, weight.shape)
+    if start.array.dtype.kind == "f" and start.array.dtype == end.array.dtype:
+        return Lerp.apply(start, end, weight)  # one node (fused/lerp.py)
+    return lerp_reference(start, end, weight)
+
+
+def lerp_reference(start, end, weight):
+    """lerp with a tensor weight, composed: a Where between start + diff weight (|weight| < 1/2)
+    and end - diff (1 - weight): the reference of `fused.lerp.Lerp`."""
+    diff = end - start
     small = np.abs(weight.array) < 0.5
     return Where.apply(small, start + diff * weight, end - diff * (1 - weight))
 

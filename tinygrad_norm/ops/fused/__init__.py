@@ -23,6 +23,7 @@
 - `modulo`: Fmod, Remainder, RoundedDiv (float32 fmod in float64 arithmetic, exact; PyTorch's
   remainder and floor-division formulas on it)
 - `logaddexp`: LogAddExp (log(exp(a) + exp(b)) with sigmoid weights in backward)
+- `lerp`: Lerp (lerp with a tensor weight: PyTorch's two forms, one selected per element)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
