@@ -35,4 +35,9 @@ bce_with_logits, mse_loss, embedding, batch_norm, attention, LSTM, clamp with nu
 hardtanh, smooth_l1/huber), each with its derivation and a composed reference, and `xp.py`
 is the one named place where a backward formula runs on bare arrays for speed.
 `erf_numpy` and `erfinv_numpy` compute erf, erfc and erfinv on arrays (no SciPy).
+`fused/unary` is the one-node form of expm1, log1p, log10, exp2, atan, atanh, sinh and cosh
+(the Tensor methods' nodes; `special` and `trig` hold their references); `fused/modulo`,
+`fused/logaddexp`, `fused/lerp` and `fused/softplus` the nodes of fmod, remainder, floor
+division, logaddexp, lerp (tensor weight), softplus and logsigmoid (references: `elementwise`,
+`rounding`, `pointwise_composed`, nn).
 """

@@ -13,8 +13,11 @@ from ..broadcast import broadcast_shape
 from ..convert import number_as
 from ..dtypes import get_default_dtype, refuse_bool, result_type
 from .composite import as_tensor, maximum, promote_pair, require_floating
-from .elementwise import Fmod, Remainder, Where
-from .rounding import RoundedDiv, SignOf, Trunc
+from .elementwise import Where
+from .fused.lerp import Lerp
+from .fused.logaddexp import LogAddExp
+from .fused.modulo import Fmod, Remainder, RoundedDiv
+from .rounding import SignOf, Trunc
 from .special import Log1p
 
 
@@ -164,15 +167,34 @@ def lerp(input, end, weight):  # noqa: A002
                 "them first, e.g. end.to(input.dtype)"
             )
     start, end = pair("lerp", input, end)
-    diff = end - start
     if not isinstance(weight, GraphTensor):
+        diff = end - start
         return start + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
     broadcast_shape("lerp", start.shape, end.shape, weight.shape)
+    if start.array.dtype.kind == "f" and start.array.dtype == end.array.dtype:
+        return Lerp.apply(start, end, weight)  # one node (fused/lerp.py)
+    return lerp_reference(start, end, weight)
+
+
+def lerp_reference(start, end, weight):
+    """lerp with a tensor weight, composed: a Where between start + diff weight (|weight| < 1/2)
+    and end - diff (1 - weight): the reference of `fused.lerp.Lerp`."""
+    diff = end - start
     small = np.abs(weight.array) < 0.5
     return Where.apply(small, start + diff * weight, end - diff * (1 - weight))
 
 
 def logaddexp(input, other):  # noqa: A002
+    """log(exp(a) + exp(b)), which never overflows: one node (`fused.logaddexp.LogAddExp`) for
+    two float tensors of one dtype, else `logaddexp_reference`."""
+    a, b = pair("logaddexp", input, other)
+    a, b = to_float(a), to_float(b)
+    if a.array.dtype == b.array.dtype and a.array.dtype.kind == "f":
+        return LogAddExp.apply(a, b)
+    return logaddexp_reference(a, b)
+
+
+def logaddexp_reference(input, other):  # noqa: A002
     """log(exp(a) + exp(b)) = max(a, b) + log1p(exp(-|a - b|)), which never overflows.
 
     d/da = exp(a) / (exp(a) + exp(b)) = sigmoid(a - b); at a == b the maximum and abs are kinks
@@ -183,7 +205,9 @@ def logaddexp(input, other):  # noqa: A002
     same_infinity = np.isinf(a.array) & (a.array == b.array)
     if same_infinity.any():  # inf - inf would be NaN: log(e^inf + e^inf) = inf, likewise -inf
         zero = np.zeros((), a.dtype)
-        safe = logaddexp(Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b))
+        safe = logaddexp_reference(
+            Where.apply(same_infinity, zero, a), Where.apply(same_infinity, zero, b)
+        )
         return Where.apply(same_infinity, a, safe)
     return maximum(a, b) + Log1p.apply((-(a - b).abs()).exp())
 

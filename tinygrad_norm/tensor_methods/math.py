@@ -19,11 +19,12 @@ from ..ops import reduce_composed as R
 from ..ops import scan as SCAN
 from ..ops import sort as O
 from ..ops.elementwise import Abs, Erf, Exp, Log, Relu, Sigmoid, Sqrt, Tanh
+from ..ops.fused import unary as U
 from ..ops.gamma import Lgamma, Polygamma
 from ..ops.linalg import Det
 from ..ops.rounding import Ceil, Floor, Round, Sign, Trunc
-from ..ops.special import Erfc, Erfinv, Expm1, Log1p, Log2, Log10
-from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cos, Cosh, Sin, Sinh, Tan
+from ..ops.special import Erfc, Erfinv, Log2
+from ..ops.trig import Acos, Acosh, Asin, Asinh, Atan2, Cos, Sin, Tan
 
 
 def method_of(fn):
@@ -64,9 +65,9 @@ class MathMethods:
 
     # --- trigonometric and hyperbolic ----------------------------------------------------------
     sin, cos, tan = method_of(Sin), method_of(Cos), method_of(Tan)
-    asin, acos, atan = method_of(Asin), method_of(Acos), method_of(Atan)
-    sinh, cosh = method_of(Sinh), method_of(Cosh)
-    asinh, acosh, atanh = method_of(Asinh), method_of(Acosh), method_of(Atanh)
+    asin, acos, atan = method_of(Asin), method_of(Acos), method_of(U.Atan)
+    sinh, cosh = method_of(U.Sinh), method_of(U.Cosh)  # (fused/unary.py: backward on arrays)
+    asinh, acosh, atanh = method_of(Asinh), method_of(Acosh), method_of(U.Atanh)
 
     def atan2(self, other):
         return Atan2.apply(*M.pair("atan2", self, other))
@@ -75,9 +76,9 @@ class MathMethods:
     arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
     # --- exponentials and logarithms -----------------------------------------------------------
-    expm1, log1p = method_of(Expm1), method_of(Log1p)
-    log2, log10 = method_of(Log2), method_of(Log10)
-    exp2 = M.exp2
+    expm1, log1p = method_of(U.Expm1), method_of(U.Log1p)
+    log2, log10 = method_of(Log2), method_of(U.Log10)
+    exp2 = method_of(U.Exp2)
     erfc, erfinv = method_of(Erfc), method_of(Erfinv)
     logaddexp = M.logaddexp
     lgamma, det = method_of(Lgamma), method_of(Det)

@@ -5,7 +5,8 @@ Each is composed from primitives, so autograd derives its gradient. Piecewise on
 chosen and exactly 0 to the other. A piece that would overflow where it is not chosen (exp of a
 large input) is fed a clamped input, so its unused gradient is 0, not 0 * inf = NaN.
 Boundaries follow PyTorch's backward (hardtanh passes no gradient at min_val and max_val;
-elu's slope at 0 is alpha).
+elu's slope at 0 is alpha). softplus and logsigmoid are one node each
+(`ops/fused/softplus.py`, beside their composed forms as references).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ...functions.creation import as_tensor
 from ...ops import fused
 from ...ops.composite import require_floating
 from ...ops.elementwise import Where
-from ...ops.special import Log1p
+from ...ops.fused.softplus import LogSigmoid, Softplus
 from ...tensor import Tensor
 
 __all__ = [
@@ -97,10 +98,7 @@ def silu(input, inplace=False):  # noqa: A002
 def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (as PyTorch)."""
     x = _floating_only("softplus", input)
-    bx = x * beta
-    linear = bx.array > threshold
-    safe = Where.apply(linear, np.zeros((), x.dtype), bx)  # no exp of a large number
-    return Where.apply(linear, x, Log1p.apply(safe.exp()) / beta)
+    return Softplus.apply(x, beta, threshold)  # one node (ops/fused/softplus.py)
 
 
 def mish(input, inplace=False):  # noqa: A002
@@ -173,9 +171,7 @@ def logsigmoid(input):  # noqa: A002
     """log(sigmoid(x)) = -softplus(-x), as x - log(1 + e^x) for x < 0 and -log(1 + e^-x) for
     x >= 0: each piece only exponentiates a number <= 0, so nothing overflows."""
     x = _floating_only("logsigmoid", input)
-    negative = x - Log1p.apply(x.clamp(max=0).exp())
-    positive = -Log1p.apply((-x.clamp(min=0)).exp())
-    return Where.apply(x.array < 0, negative, positive)
+    return LogSigmoid.apply(x)  # one node (ops/fused/softplus.py)
 
 
 def tanhshrink(input):  # noqa: A002

@@ -19,6 +19,14 @@
 - `elu`: Elu (elu, selu, celu), Hardswish, LeakyRelu
 - `smooth_l1`: SmoothL1 (smooth_l1_loss and huber_loss, elementwise)
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
+- `unary`: Expm1, Log1p, Log10, Exp2, Atan, Atanh, Sinh, Cosh (backward on arrays; the
+  references are the primitives of `special` and `trig`), on `fast_math` (float32 log1p and
+  expm1 from NumPy's vectorized log and exp)
+- `softplus`: Softplus, LogSigmoid (masks as 0/1 factors, fast_math's log1p)
+- `modulo`: Fmod, Remainder, RoundedDiv (float32 fmod in float64 arithmetic, exact; PyTorch's
+  remainder and floor-division formulas on it)
+- `logaddexp`: LogAddExp (log(exp(a) + exp(b)) with sigmoid weights in backward)
+- `lerp`: Lerp (lerp with a tensor weight: PyTorch's two forms, one selected per element)
 
 Each docstring derives its backward. Each backward is written once, in Chainer's `xp` style
 (`xp.py`): the same lines run on NumPy arrays when nothing is recorded (fast, no Tensor op
