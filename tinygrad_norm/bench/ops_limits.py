@@ -349,37 +349,3 @@ def masked_softmax(mask):
         return [gx]
 
     return limit
-
-
-def conv2d(xs, g):
-    """Stride 1, no padding: im2col as a strided view, one GEMM each way, col2im by kernel tap."""
-    x, weight, bias = xs
-    n, c, h, w = x.shape
-    out_c, _, kh, kw = weight.shape
-    oh, ow = h - kh + 1, w - kw + 1
-    s = x.strides
-    cols = np.lib.stride_tricks.as_strided(
-        x, (n, oh, ow, c, kh, kw), (s[0], s[2], s[3], s[1], s[2], s[3])
-    ).reshape(n * oh * ow, c * kh * kw)
-    out = cols @ weight.reshape(out_c, -1).T
-    out += bias
-    out.reshape(n, oh, ow, out_c).transpose(0, 3, 1, 2)
-    grows = g.transpose(0, 2, 3, 1).reshape(-1, out_c)
-    gweight = (grows.T @ cols).reshape(weight.shape)
-    gbias = grows.sum(axis=0)
-    gcols = (grows @ weight.reshape(out_c, -1)).reshape(n, oh, ow, c, kh, kw)
-    gx = np.zeros((n, h, w, c), x.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            gx[:, i : i + oh, j : j + ow, :] += gcols[:, :, :, :, i, j]
-    return [gx.transpose(0, 3, 1, 2), gweight, gbias]
-
-
-def max_pool2d_2(xs, g):
-    """Kernel 2, stride 2 on even sizes: a reshape, a max, a mask (ties share, as a lower bound)."""
-    (x,) = xs
-    n, c, h, w = x.shape
-    blocks = x.reshape(n, c, h // 2, 2, w // 2, 2)
-    out = blocks.max(axis=(3, 5), keepdims=True)
-    mask = blocks == out
-    return [np.multiply(mask, g[:, :, :, None, :, None]).reshape(x.shape)]

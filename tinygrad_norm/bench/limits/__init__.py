@@ -3,8 +3,8 @@
 A limit is the best plain-NumPy forward + backward of the case's maths (see `common.py` for
 the calling convention); the files hold them by concept:
 
-- `../ops_limits.py`: the ops courses use most (add, matmul, softmax, GELU, LayerNorm, conv2d,
-  ...), first written for the issue that asked for the suite; `COURSE` below names them;
+- `../ops_limits.py`: the ops courses use most (add, matmul, softmax, GELU, LayerNorm, ...),
+  the first ones written; `COURSE` below names them;
 - `pointwise.py`: elementwise arithmetic, unary math, rounding;
 - `activations.py`: `nn.functional`'s activations;
 - `reductions.py`: sums, variances, extremes, norms, scans, sorting and selection;
@@ -78,8 +78,7 @@ LIMITS = {
     **nn.LIMITS,
     **losses.LIMITS,
     **COURSE,
-    **nn.LIMITS,  # conv2d and LeNet's layers: batch-last columns and per-tap pooling beat
-    # ops_limits' conv2d and max_pool2d_2 (kept there as the first, plainer writing)
+    **nn.LIMITS,  # conv2d and LeNet's layers too
 }
 
 

@@ -1,7 +1,8 @@
-"""Limits of convolution, pooling and resampling in NumPy: windows as a strided view of the
-padded input (im2col), one GEMM per group each way, and col2im as one strided add per kernel
-tap; pools as a reduction over the window view and their backward as the same taps; bilinear
-resampling as a small interpolation matrix on each side.
+"""Limits of convolution, pooling and resampling in NumPy. Convolution: the windows of the
+whole batch as a strided view of the padded input laid out batch-last (C, *S, N), copied once
+into columns (C K, L N) so the copy moves runs of N numbers; one GEMM per group each way; col2im
+as one strided add per kernel tap. Pools: one pass per kernel tap over strided views, forward
+and backward. Bilinear resampling: a small interpolation matrix on each side.
 """
 
 from __future__ import annotations
