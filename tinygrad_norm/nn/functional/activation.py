@@ -70,7 +70,7 @@ def _nonpositive(x: Tensor) -> Tensor:
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
     x = _floating_only("leaky_relu", input)
-    return Where.apply(x.array > 0, x, x * negative_slope)
+    return fused.leaky_relu(x, negative_slope)
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002

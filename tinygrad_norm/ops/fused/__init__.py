@@ -14,6 +14,7 @@
 - `bce_with_logits`: BCEWithLogits (binary cross-entropy of logits, with pos_weight and weight)
 - `power`: PowScalar (x ** p for a number p: multiplications or sqrt for 2, 3, 4, 1/2, -1, ...)
 - `silu`: Silu (x * sigmoid(x))
+- `leaky_relu`: LeakyRelu (x or negative_slope * x: one slope array for forward and backward)
 - `clamp`: Clamp (clamp with number bounds: one mask in backward)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
 
@@ -36,6 +37,7 @@ from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
+from .leaky_relu import LeakyRelu, leaky_relu, leaky_relu_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
@@ -65,6 +67,9 @@ __all__ = [
     "Silu",
     "silu",
     "silu_reference",
+    "LeakyRelu",
+    "leaky_relu",
+    "leaky_relu_reference",
     "BCEWithLogits",
     "bce_with_logits",
     "bce_with_logits_reference",
