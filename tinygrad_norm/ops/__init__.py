@@ -30,8 +30,8 @@ Composed from the primitives (no backward of their own; autograd derives it):
   diagonal, ...; `products`: mm, bmm, mv, dot, outer, kron, tensordot, addmm, baddbmm
 
 `fused/` holds the fast kernels (linear, conv, layer_norm, softmax, gelu, silu, cross_entropy,
-bce_with_logits, mse_loss, embedding, batch_norm, attention, LSTM, clamp with number bounds, leaky_relu,
-`x ** p` for small p), each with its derivation and a composed reference,
+bce_with_logits, mse_loss, embedding, batch_norm, attention, LSTM, clamp with number bounds,
+leaky_relu, `x ** p` for small p), each with its derivation and a composed reference,
 and `xp.py` is the one named place where a backward formula runs on bare arrays for speed.
 `erf_numpy` and `erfinv_numpy` compute erf, erfc and erfinv on arrays (no SciPy).
 """
