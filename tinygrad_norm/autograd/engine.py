@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .anomaly import check_gradients, is_anomaly_enabled
-from .backward_call import call_backward, run_post_hooks
+from .backward_call import call_backward, run_post_hooks, taken_or_copied
 from .grad_mode import enable_grad, no_grad
 from .node import HINT, Context, GraphTensor
 from .node_api import PreHook
@@ -264,24 +264,27 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
     """A leaf's gradient is complete: run its hooks, then add it into `.grad` (or capture it
     for `autograd.grad`; a leaf it did not ask for is left alone, no hook runs)."""
     if capture is None:
-        accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
+        hooks = leaf._hooks or ()
+        accumulate_grad(leaf, run_hooks(hooks, grad), create_graph, may_take=not hooks)
     elif id(leaf) in capture:
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
 
 
-def accumulate_grad(tensor, grad, create_graph: bool) -> None:
+def accumulate_grad(tensor, grad, create_graph: bool, may_take: bool = False) -> None:
     """`tensor.grad += grad`, as PyTorch's AccumulateGrad does it.
 
     - the first gradient is copied: the same gradient Tensor can reach two leaves (`a + b`
       sends one to both), and each `.grad` must be its own array (under `create_graph` the copy
-      is a recorded `clone()`, so the gradient stays differentiable);
+      is a recorded `clone()`, so the gradient stays differentiable); a leaf's gradient that
+      nothing else can reach is taken as it is (`may_take`, see `taken_or_copied`);
     - later gradients are added into that same Tensor in place, so `g = w.grad` held across a
       second backward sees the sum, and `g.zero_()` reaches the parameter;
     - under `create_graph` the sum is a new, differentiable Tensor that replaces `.grad`.
     """
     current = tensor.grad
     if current is None:
-        tensor.grad = grad.clone() if create_graph else grad._make(grad.array.copy())
+        array = taken_or_copied(grad) if may_take else grad.array.copy()
+        tensor.grad = grad.clone() if create_graph else grad._make(array)
     elif create_graph or not current.array.flags.writeable:
         tensor.grad = _plus(current, grad, create_graph)  # recorded, or beside a read-only .grad
     else:
