@@ -77,6 +77,9 @@ def test_running_sum_is_nps_cumsum_bit_for_bit(shape, axis, dtype):
         ref = running_sum_reference(array, axis, out_dtype)
         assert fast.dtype == ref.dtype and fast.shape == ref.shape
         np.testing.assert_array_equal(fast, ref)
+        into = np.empty(ref.shape, ref.dtype)
+        assert running_sum(array, axis, out_dtype, out=np.flip(into, axis)).base is into
+        np.testing.assert_array_equal(np.flip(into, axis), ref)
 
 
 def test_cumsum_of_a_large_tensor_takes_the_loop_and_its_gradient_is_the_reversed_sum():
