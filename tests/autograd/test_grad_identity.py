@@ -172,6 +172,11 @@ def test_a_fresh_gradient_is_taken_and_still_behaves():
     assert taken_or_copied(fresh) is fresh.array
     view = fresh._make(np.arange(4.0)[1:3])
     assert taken_or_copied(view) is not view.array
+    whole = fresh._make(np.arange(4.0).reshape(2, 2))  # a reshape of an array no one holds
+    assert taken_or_copied(whole) is whole.array
+    held = np.arange(4.0)
+    whole_of_held = fresh._make(held.reshape(2, 2))
+    assert taken_or_copied(whole_of_held) is not whole_of_held.array
     a, b = (tg.tensor([1.0, 2.0], requires_grad=True) for _ in range(2))
     (a.relu() * 2 + b.relu() * 3).sum().backward()
     assert a.grad.tolist() == [2.0, 2.0] and b.grad.tolist() == [3.0, 3.0]

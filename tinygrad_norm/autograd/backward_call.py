@@ -104,14 +104,27 @@ def taken_or_copied(grad) -> np.ndarray:
     PyTorch's AccumulateGrad takes such a gradient in the same way, by its reference count:
     the copy would be one more pass over every parameter's gradient. Reachable by someone
     else, and so copied: the gradient the caller passed to `backward()`, one a hook saw, an
-    array a node also keeps, a view into another array.
+    array a node also keeps, a view into part of another array. A view of all of an array
+    that nothing else holds (a backward's result, reshaped) is taken too.
     """
     array = grad.array
     if (
-        array.base is None
-        and array.flags.writeable
+        array.flags.writeable
         and sys.getrefcount(array) <= 3  # `grad`, `array` and the call's argument
         and sys.getrefcount(grad) <= ENGINE_REFERENCES
+        and (array.base is None or _whole_view_of_an_unheld_array(array))
     ):
         return array
     return array.copy()
+
+
+def _whole_view_of_an_unheld_array(view: np.ndarray) -> bool:
+    """True when `view` (a reshape, say) covers all of its base, an array itself (not a view)
+    that only `view` holds."""
+    base = view.base
+    return (
+        isinstance(base, np.ndarray)
+        and base.base is None
+        and base.nbytes == view.nbytes
+        and sys.getrefcount(base) <= 3  # view.base, `base` and the call's argument
+    )
