@@ -230,3 +230,40 @@ def test_leaky_relu_keeps_the_dtype_and_is_exact(slope, dtype):
     assert fast[0].dtype == dtype and fast[1].dtype == dtype
     for a, b in zip(fast, ref):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("value", [-np.inf, 0.0, 2.5, np.nan])
+@pytest.mark.parametrize(
+    "shape, mask_shape", [((7,), (7,)), ((3, 5), (5,)), ((2, 3, 4), (3, 4)), ((2, 3, 4), (2, 1, 4))]
+)
+def test_masked_fill_equals_its_where_reference(value, shape, mask_shape):
+    from tinygrad_norm.ops.elementwise import Where
+
+    mask = np.random.default_rng(8).random(mask_shape) > 0.5
+    x = tg.tensor([1.0], requires_grad=True)
+    assert repr(x.masked_fill(np.array([True]), value).grad_fn) == "<MaskedFillBackward>"
+
+    def reference(t):
+        return Where.apply(mask, t._make(np.array(value, t.array.dtype)), t)
+
+    _check_against(
+        lambda t: t.masked_fill(mask, value),
+        reference,
+        [
+            _inputs(shape, 9),
+            np.where(np.arange(np.prod(shape)) % 3 == 0, np.inf, 1.0).reshape(shape),
+        ],
+        rtol=0,
+        second_order=False,
+    )
+
+
+def test_masked_fill_keeps_float32_and_a_broadcasting_mask_stays_where():
+    x = tg.tensor(np.ones((2, 3), np.float32), requires_grad=True)
+    out = x.masked_fill(np.array([True, False, True]), -1.0)
+    assert out.dtype == tg.float32 and out.tolist() == [[-1.0, 1.0, -1.0]] * 2
+    out.backward(tg.ones(2, 3))
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0]] * 2
+    wider = x.masked_fill(np.ones((4, 2, 3), bool), 0.0)  # the mask makes the result larger
+    assert wider.shape == (4, 2, 3) and repr(wider.grad_fn) == "<WhereBackward>"
