@@ -114,3 +114,72 @@ def test_grad_identity_matches_pytorch():
             w.grad = lib.zeros(2, dtype=lib.float64)
         with pytest.raises(TypeError):
             w.grad = [1.0, 2.0]
+
+
+# --- a leaf's first gradient is taken without a copy only when nothing else can reach it ----------
+
+
+def _separate(a, b) -> bool:
+    return not np.shares_memory(np.asarray(a.numpy()), np.asarray(b.numpy()))
+
+
+def test_the_gradient_passed_to_backward_is_copied_not_taken():
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    g = tg.tensor([3.0, 4.0])
+    x.backward(g)
+    assert _separate(x.grad, g)
+    for out in (x + 0, x * 1.0, x.clone(), x.reshape(2, 1).reshape(2)):
+        x.grad = None
+        out.backward(g)
+        assert _separate(x.grad, g)
+    x.grad.zero_()
+    assert g.tolist() == [3.0, 4.0]
+
+
+def test_a_gradient_a_hook_saw_or_a_node_keeps_is_copied():
+    seen = []
+    x = tg.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda grad: seen.append(grad))
+    (x * 2).sum().backward()
+    assert _separate(x.grad, seen[0])
+    kept = []
+    y = tg.tensor([1.0, 2.0], requires_grad=True)
+    out = y * 3
+    out.grad_fn.register_hook(lambda grad_inputs, grad_outputs: kept.append(grad_inputs[0]))
+    out.sum().backward()
+    assert _separate(y.grad, kept[0])
+
+    constant = np.full(2, 5.0)
+
+    class Keep(tg.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1.0
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return constant  # an array someone else holds
+
+    z = tg.tensor([1.0, 2.0], requires_grad=True)
+    Keep.apply(z).sum().backward()
+    assert not np.shares_memory(z.grad.numpy(), constant)
+
+
+def test_a_fresh_gradient_is_taken_and_still_behaves():
+    from tinygrad_norm.autograd.backward_call import taken_or_copied
+
+    fresh = tg.tensor([1.0, 2.0])
+    assert taken_or_copied(fresh) is fresh.array
+    view = fresh._make(np.arange(4.0)[1:3])
+    assert taken_or_copied(view) is not view.array
+    whole = fresh._make(np.arange(4.0).reshape(2, 2))  # a reshape of an array no one holds
+    assert taken_or_copied(whole) is whole.array
+    held = np.arange(4.0)
+    whole_of_held = fresh._make(held.reshape(2, 2))
+    assert taken_or_copied(whole_of_held) is not whole_of_held.array
+    a, b = (tg.tensor([1.0, 2.0], requires_grad=True) for _ in range(2))
+    (a.relu() * 2 + b.relu() * 3).sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0] and b.grad.tolist() == [3.0, 3.0]
+    assert _separate(a.grad, b.grad)
+    (a.relu() * 2).sum().backward()  # into the same array
+    assert a.grad.tolist() == [4.0, 4.0]

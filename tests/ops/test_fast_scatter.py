@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinygrad_norm as tg
+from tinygrad_norm.ops.scan import running_sum, running_sum_reference
 from tinygrad_norm.ops.xp import add_at, add_at_reference
 
 RNG = np.random.default_rng(0)
@@ -62,3 +63,30 @@ def test_cumsum_gradient_fast_and_recorded_paths_agree(shape, dim):
     np.testing.assert_allclose(x.grad.numpy(), recorded.detach().numpy(), rtol=1e-14)
     reversed_sums = np.flip(np.cumsum(np.flip(w.numpy(), dim), dim), dim)
     np.testing.assert_allclose(x.grad.numpy(), reversed_sums, rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "shape, axis", [((6, 300), 0), ((4, 9, 70), 1), ((3, 5, 80), 0), ((2, 300), 1)]
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.bool_])
+def test_running_sum_is_nps_cumsum_bit_for_bit(shape, axis, dtype):
+    a = (RNG.standard_normal(shape) * 100).astype(dtype)
+    out_dtype = np.int64 if dtype in (np.int32, np.bool_) else None
+    for array in (a, np.flip(a, axis), a.swapaxes(0, -1).copy().swapaxes(0, -1)):
+        fast = running_sum(array, axis, out_dtype)
+        ref = running_sum_reference(array, axis, out_dtype)
+        assert fast.dtype == ref.dtype and fast.shape == ref.shape
+        np.testing.assert_array_equal(fast, ref)
+        into = np.empty(ref.shape, ref.dtype)
+        assert running_sum(array, axis, out_dtype, out=np.flip(into, axis)).base is into
+        np.testing.assert_array_equal(np.flip(into, axis), ref)
+
+
+def test_cumsum_of_a_large_tensor_takes_the_loop_and_its_gradient_is_the_reversed_sum():
+    a = RNG.standard_normal((8, 4, 100)).astype(np.float32)
+    x = tg.tensor(a, requires_grad=True)
+    w = RNG.standard_normal(a.shape).astype(np.float32)
+    out = x.cumsum(0)
+    out.backward(tg.tensor(w))
+    np.testing.assert_array_equal(out.detach().numpy(), np.cumsum(a, 0))
+    np.testing.assert_array_equal(x.grad.numpy(), np.flip(np.cumsum(np.flip(w, 0), 0), 0))

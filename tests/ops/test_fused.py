@@ -439,3 +439,23 @@ def test_batch_norm_channel_sum_fast_kernel_equals_its_reference(dtype):
     t = tg.tensor(a, requires_grad=True)  # a Tensor: the recorded sum
     assert channel_sum(t).grad_fn is not None
     np.testing.assert_allclose(channel_sum(t).data, a.sum(0, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf * 0 in the reference's gradient
+def test_exact_gelu_in_float32_equals_its_composed_form():
+    """float32 (erf's float32 polynomial, dy/dx computed in forward): the composed form's
+    values and gradients, to float32 rounding, on both sides of |x| = sqrt(2)."""
+    rng = np.random.default_rng(4)
+    edges = [0.0, -0.0, 1.4142135, -1.4142135, 5.7, -5.7, 12.0, -12.0, np.inf, np.nan]
+    x = np.concatenate([rng.standard_normal(5000) * 3, np.linspace(-8, 8, 3001), edges])
+    x = x.astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    results = []
+    for fn in (fused.gelu, fused.gelu_reference):
+        t = tg.tensor(x, requires_grad=True)
+        out = fn(t)
+        out.backward(tg.tensor(g))
+        assert out.dtype == tg.float32 and t.grad.dtype == tg.float32
+        results.append((out.detach().numpy(), t.grad.numpy()))
+    for fast, ref in zip(*results):
+        np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=2e-7, equal_nan=True)

@@ -198,3 +198,72 @@ def test_mse_loss_keeps_float32_and_broadcast_targets_stay_composed():
     out.backward()
     assert x.grad.dtype == tg.float32
     assert repr(F.mse_loss(x, 0.5).grad_fn) != "<MSELossBackward>"
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf * 0, in both forms
+@pytest.mark.parametrize("slope", [0.01, 0.2, -0.3, 0.0, 1.5, 1.0])
+@pytest.mark.parametrize("shape", [(), *SHAPES])
+def test_leaky_relu_equals_its_composed_form(slope, shape):
+    F = tg.nn.functional
+    x = tg.tensor([1.0], requires_grad=True)
+    assert repr(F.leaky_relu(x, slope).grad_fn) == "<LeakyReluBackward>"
+    arrays = [_inputs(shape, 3), EDGES] if shape else [_inputs(shape, 3)]
+    _check_against(
+        lambda t: F.leaky_relu(t, slope),
+        lambda t: fused.leaky_relu_reference(t, slope),
+        arrays,
+        rtol=0,
+        second_order=False,
+    )
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 1e10 and inf in float16
+@pytest.mark.parametrize("slope", [0.01, -0.3, 0.2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_leaky_relu_keeps_the_dtype_and_is_exact(slope, dtype):
+    F = tg.nn.functional
+    array = np.concatenate([_inputs((50,), 4), EDGES]).astype(dtype)
+    fast = _value_and_grad(lambda t: F.leaky_relu(t, slope), array, np.ones(array.shape, dtype))
+    ref = _value_and_grad(
+        lambda t: fused.leaky_relu_reference(t, slope), array, np.ones(array.shape, dtype)
+    )
+    assert fast[0].dtype == dtype and fast[1].dtype == dtype
+    for a, b in zip(fast, ref):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("value", [-np.inf, 0.0, 2.5, np.nan])
+@pytest.mark.parametrize(
+    "shape, mask_shape", [((7,), (7,)), ((3, 5), (5,)), ((2, 3, 4), (3, 4)), ((2, 3, 4), (2, 1, 4))]
+)
+def test_masked_fill_equals_its_where_reference(value, shape, mask_shape):
+    from tinygrad_norm.ops.elementwise import Where
+
+    mask = np.random.default_rng(8).random(mask_shape) > 0.5
+    x = tg.tensor([1.0], requires_grad=True)
+    assert repr(x.masked_fill(np.array([True]), value).grad_fn) == "<MaskedFillBackward>"
+
+    def reference(t):
+        return Where.apply(mask, t._make(np.array(value, t.array.dtype)), t)
+
+    _check_against(
+        lambda t: t.masked_fill(mask, value),
+        reference,
+        [
+            _inputs(shape, 9),
+            np.where(np.arange(np.prod(shape)) % 3 == 0, np.inf, 1.0).reshape(shape),
+        ],
+        rtol=0,
+        second_order=False,
+    )
+
+
+def test_masked_fill_keeps_float32_and_a_broadcasting_mask_stays_where():
+    x = tg.tensor(np.ones((2, 3), np.float32), requires_grad=True)
+    out = x.masked_fill(np.array([True, False, True]), -1.0)
+    assert out.dtype == tg.float32 and out.tolist() == [[-1.0, 1.0, -1.0]] * 2
+    out.backward(tg.ones(2, 3))
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0]] * 2
+    wider = x.masked_fill(np.ones((4, 2, 3), bool), 0.0)  # the mask makes the result larger
+    assert wider.shape == (4, 2, 3) and repr(wider.grad_fn) == "<WhereBackward>"

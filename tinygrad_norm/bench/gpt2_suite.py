@@ -4,7 +4,8 @@ Two measurements, from the same GPT-2 initial weights (`numpy_gpt.init_params`, 
 layout and names):
 
 - a training step (forward, backward, AdamW) at batch B and length T (`--shapes 1x128,2x256`):
-  `tg.models.GPT` against the same model in PyTorch eager (`torch_gpt.TorchGPT`), taking turns,
+  `tg.models.GPT` against the same model in PyTorch eager (`torch_gpt.TorchGPT`) and, when
+  transformers is installed, against its `GPT2LMHeadModel` (the model users run), taking turns,
   median ms per step;
 - greedy generation of `--new` tokens after a `--prompt`-token prompt, batch 1, in tokens per
   second: `tg.models.GPT.generate(temperature=0)` with its key/value cache and without, and
@@ -78,7 +79,19 @@ def training_steps(cfg: dict, params: dict, B: int, T: int) -> dict:
         theirs(torch.from_numpy(idx), torch.from_numpy(targets)).backward()
         theirs_opt.step()
 
-    return {"torch": torch_step, "tinygrad_norm": tinygrad_step}
+    steps = {"torch": torch_step, "tinygrad_norm": tinygrad_step}
+    hf = hf_model(cfg, params)
+    if hf is not None:  # the model users run: GPT2LMHeadModel (SDPA attention), training mode
+        hf.train()
+        hf_opt = torch.optim.AdamW(hf.parameters(), lr=1e-4)
+
+        def transformers_step():
+            hf_opt.zero_grad()
+            hf(input_ids=torch.from_numpy(idx), labels=torch.from_numpy(targets)).loss.backward()
+            hf_opt.step()
+
+        steps["transformers"] = transformers_step
+    return steps
 
 
 def hf_model(cfg: dict, params: dict):
@@ -210,11 +223,19 @@ def run(args) -> int:
     print(f"\nTraining step (forward, backward, AdamW): median of {args.steps} after "
           f"{args.warmup} warm-up, taking turns")  # fmt: skip
     print(f"{'B x T':<10}{'torch ms':>11}{'tg ms':>11}{'tg/torch':>10}")
+    against_hf = []
     for B, T in shapes:
         timed = interleaved(training_steps(cfg, params, B, T), args.steps, args.warmup, clock)
         ms = {name: statistics.median(t) * 1e3 for name, (t, _) in timed.items()}
         ratio = ms["tinygrad_norm"] / ms["torch"]
         print(f"{f'{B}x{T}':<10}{ms['torch']:>11.2f}{ms['tinygrad_norm']:>11.2f}{ratio:>10.2f}")
+        if "transformers" in ms:
+            against_hf.append((f"{B}x{T}", ms["transformers"], ms["tinygrad_norm"]))
+    if against_hf:
+        print("\nThe same step against transformers' GPT2LMHeadModel (its loss takes labels)")
+        print(f"{'B x T':<10}{'transformers ms':>17}{'tg ms':>11}{'tg/transformers':>17}")
+        for shape, theirs, ours in against_hf:
+            print(f"{shape:<10}{theirs:>17.2f}{ours:>11.2f}{ours / theirs:>17.2f}")
 
     prompt = np.random.default_rng(2).integers(0, cfg["vocab"], (1, args.prompt))
     rounds = max(1, min(args.steps, 3))

@@ -3,7 +3,7 @@
 Primitives (a forward on arrays and a backward written with Tensor operations):
 
 - `elementwise`: Add, Sub, Neg, Mul, Div, Pow, Exp, Log, Sqrt, Tanh, Sigmoid, Relu, Abs, Erf,
-  Where, Cast, Maximum, Minimum, Fmod, Remainder
+  Where, MaskedFill, Cast, Maximum, Minimum, Fmod, Remainder
 - `special`: Expm1, Log1p, Log2, Log10, Erfc, Erfinv (on floats: `FloatUnary`); `gamma`:
   Lgamma, Polygamma (digamma is polygamma(0, x))
 - `trig`: Sin, Cos, Tan, Asin, Acos, Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh

@@ -17,7 +17,7 @@ from ..autograd.node import GraphTensor
 from ..broadcast import ShapeError, broadcast_shape
 from ..convert import number_as, to_array
 from ..dtypes import DtypeError, get_default_dtype, refuse_bool, require_same_dtype, result_type
-from .elementwise import Maximum, Minimum, Where
+from .elementwise import MaskedFill, Maximum, Minimum, Where
 from .linalg import MatMul
 from .movement import GetItem
 from .reduce import Max, Sum
@@ -379,6 +379,9 @@ def masked_fill(x, mask, value):
         value = value if value.dtype == x.dtype else value.to(x.dtype)
     else:
         value = x._make(number_as("masked_fill", value, x.array.dtype))
+        shape = x.array.shape
+        if shape and x.array.dtype.kind == "f" and np.broadcast_shapes(mask.shape, shape) == shape:
+            return MaskedFill.apply(x, mask, value.array)  # the fast path of the Where below
     return Where.apply(mask, value, x)
 
 

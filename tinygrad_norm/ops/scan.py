@@ -41,17 +41,47 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, a, dim):
         if a.dtype.kind in "bui" and a.dtype != np.uint64:
-            return np.cumsum(a, axis=dim, dtype=np.int64)  # integers add up in int64 (PyTorch)
-        return np.cumsum(a, axis=dim)
+            return running_sum(a, dim, np.int64)  # integers add up in int64 (PyTorch)
+        return running_sum(a, dim)
 
     @staticmethod
     def backward(ctx, grad_output):
         dim = ctx.dim
         if not is_grad_enabled():  # nothing recorded: one cumsum over reversed views
-            g = np.flip(grad_output.array, dim)
-            return np.flip(np.cumsum(g, axis=dim), dim), None
+            g = grad_output.array
+            grad = np.empty(g.shape, g.dtype)  # written through a reversed view: no copy after
+            running_sum(np.flip(g, dim), dim, out=np.flip(grad, dim))
+            return grad, None
         backwards = _along(dim, grad_output.ndim, slice(None, None, -1))
         return _reverse(Cumsum.apply(_reverse(grad_output, backwards), dim), backwards), None
+
+
+LOOP_SLICE = 256  # running_sum loops over the axis when each slice has at least this many
+
+
+def running_sum(a: np.ndarray, axis: int, dtype=None, out=None) -> np.ndarray:
+    """np.cumsum(a, axis, dtype), the same numbers (the same additions in the same order:
+    out[i] = out[i-1] + a[i]). Along any axis but the last, NumPy's cumsum walks each column
+    with a stride, one element at a time; here, when a slice across the axis holds at least
+    LOOP_SLICE elements, a Python loop over the axis adds whole slices instead (one
+    vectorized addition per step). The reference is `running_sum_reference`. `out`: an array
+    (or a view) of a's shape to write into, as np.cumsum's."""
+    n = a.shape[axis] if a.ndim else 1
+    if axis in (-1, a.ndim - 1) or a.ndim == 0 or n < 2 or a.size // n < LOOP_SLICE:
+        return running_sum_reference(a, axis, dtype, out)
+    if out is None:
+        out = np.array(a, dtype=dtype, order="C", copy=True)
+    else:
+        np.copyto(out, a)
+    steps = np.moveaxis(out, axis, 0)
+    for i in range(1, n):
+        np.add(steps[i], steps[i - 1], out=steps[i])
+    return out
+
+
+def running_sum_reference(a: np.ndarray, axis: int, dtype=None, out=None) -> np.ndarray:
+    """NumPy's cumsum: the reference of `running_sum`."""
+    return np.cumsum(a, axis=axis, dtype=dtype, out=out)
 
 
 def _reverse(g, backwards: tuple):

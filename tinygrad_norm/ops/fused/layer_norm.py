@@ -7,7 +7,7 @@ import numpy as np
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
-from ..xp import imul, isub, multiply, operands
+from ..xp import imul, isub, multiply, operands, row_dot
 
 
 class LayerNorm(Function):
@@ -85,7 +85,10 @@ def _normalize(x, n_axes: int, eps: float):
     an array (x̂ computed in place) or a Tensor (recorded)."""
     axes = tuple(range(x.ndim - n_axes, x.ndim))
     xhat = x - x.mean(axes, keepdims=True)  # centered, then scaled in place
-    rstd = ((xhat * xhat).mean(axes, keepdims=True) + eps) ** -0.5
+    if n_axes == 1 and isinstance(xhat, np.ndarray):  # sum of squares without an x^2 array
+        rstd = (row_dot(xhat, xhat) / xhat.shape[-1] + eps) ** -0.5
+    else:
+        rstd = ((xhat * xhat).mean(axes, keepdims=True) + eps) ** -0.5
     xhat = imul(xhat, rstd)
     return xhat, rstd
 

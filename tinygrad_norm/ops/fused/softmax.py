@@ -10,6 +10,7 @@ gradients.
 import numpy as np
 
 from ...autograd.function import Function
+from ...autograd.node import GraphTensor
 from ..composite import normalize_dims, require_floating
 from ..xp import data, exp, exp_, masked_fill_, max_shifted, operands
 
@@ -60,8 +61,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        y = np.exp(max_shifted(x, axis))
-        y /= np.add.reduce(y, axis=axis, keepdims=True)  # in place: one array fewer
+        y = exp_(max_shifted(x, axis))  # exp in place: one new array in all
+        y /= np.add.reduce(y, axis=axis, keepdims=True)
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
@@ -69,6 +70,12 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad_output):
         y, grad_output = operands(*ctx.saved_tensors, grad_output)
+        if isinstance(y, np.ndarray) and y.ndim:  # on arrays: one new array, in place after
+            grad = grad_output * y
+            dot = np.add.reduce(grad, axis=ctx.axis, keepdims=True)  # sum(g y)
+            np.subtract(grad_output, dot, out=grad)
+            grad *= y
+            return grad
         return y * (grad_output - (grad_output * y).sum(ctx.axis, keepdims=True))
 
 
@@ -83,8 +90,10 @@ class LogSoftmax(Function):
 
         grad_x_j = sum_i grad_out_i * (delta_ij - p_j) = grad_out_j - p_j * sum_i grad_out_i
 
-    with p = softmax(x) = exp(y). Forward saves its output y, so p = exp(y) is rebuilt from a
-    tensor joined to the graph, and the backward is twice differentiable.
+    with p = softmax(x) = exp(y). Forward keeps p (e / s, from the exp it takes anyway) for a
+    plain backward, which is then a product and a subtraction. It also saves its output y:
+    under `create_graph=True`, p = exp(y) is rebuilt from a tensor joined to the graph, and the
+    backward is twice differentiable.
 
     >>> import tinygrad_norm as tg
     >>> x = tg.tensor([0.0, 0.0], requires_grad=True)
@@ -99,7 +108,7 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx, x, dim):
         axis = _axis(x, dim)
-        y = log_softmax_array(x, axis)
+        y, ctx.p = log_softmax_and_softmax(x, axis, ctx.needs_input_grad[0])
         ctx.axis = axis
         ctx.save_for_backward(y)
         return y
@@ -107,7 +116,25 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad_output):
         y, grad_output = operands(*ctx.saved_tensors, grad_output)
-        return grad_output - exp(y) * grad_output.sum(ctx.axis, keepdims=True)
+        if isinstance(y, GraphTensor) or ctx.p is None:  # recorded: p = exp(y), joined to y
+            return grad_output - exp(y) * grad_output.sum(ctx.axis, keepdims=True)
+        grad = ctx.p * np.add.reduce(grad_output, axis=ctx.axis, keepdims=True)
+        return np.subtract(grad_output, grad, out=grad)  # forward's p: no exp here
+
+
+def log_softmax_and_softmax(x: np.ndarray, axis, with_softmax=True) -> tuple:
+    """(log_softmax(x), softmax(x)) of an array along `axis`, from one exp: with e = exp(x - m)
+    and s = sum(e), log_softmax = (x - m) - log(s) and softmax = e / s, which LogSoftmax's
+    backward needs (it would otherwise take exp of the output). softmax is None for a 0-d or
+    empty x, or when `with_softmax` is False."""
+    if not with_softmax or x.size == 0 or not x.ndim:
+        return log_softmax_array(x, axis), None
+    y = max_shifted(x, axis)
+    p = np.exp(y)
+    total = np.add.reduce(p, axis=axis, keepdims=True)  # holds its maximum's exp(0) = 1
+    y -= np.log(total)
+    p /= total
+    return y, p
 
 
 def log_softmax_array(x: np.ndarray, axis) -> np.ndarray:
