@@ -58,7 +58,6 @@ from .elu import (
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
-from .leaky_relu import LeakyRelu, leaky_relu, leaky_relu_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
@@ -105,9 +104,6 @@ __all__ = [
     "Silu",
     "silu",
     "silu_reference",
-    "LeakyRelu",
-    "leaky_relu",
-    "leaky_relu_reference",
     "BCEWithLogits",
     "bce_with_logits",
     "bce_with_logits_reference",
