@@ -38,6 +38,7 @@ import numpy as np
 from .permutation import fisher_yates
 
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
+_MASK53_INT = 2**53 - 1
 _TWO_PI32 = np.float32(2 * np.pi)
 # Sizes of the work done in one go: large enough that the fixed cost of each NumPy call (and
 # of each call into the twister) is spread thin, small enough that temporaries stay in cache.
@@ -150,8 +151,28 @@ def _scale(out: np.ndarray, mean, std) -> None:
             out[...] = fused_multiply_add(out, float(std), float(mean))
 
 
-def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
-    """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached."""
+def _normal_one_by_one(gen, n: int, mean: float, std: float) -> list:
+    """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached: at
+    most 15 values, so in plain Python on the words (NumPy's per-call costs would dominate;
+    `math`'s functions are the C library's, as PyTorch's `std::` ones)."""
+    values = []
+    if n and gen.next_double_normal is not None:
+        values.append(gen.next_double_normal)
+        gen.next_double_normal = None
+    words = gen.raw_words(4 * ((n - len(values) + 1) // 2)).tolist()
+    for k in range(0, len(words), 4):  # u1, u2 from two 64-bit draws (hi word first)
+        u1 = ((words[k] << 32 | words[k + 1]) & _MASK53_INT) * 2.0**-53
+        u2 = ((words[k + 2] << 32 | words[k + 3]) & _MASK53_INT) * 2.0**-53
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        values += (radius * math.cos(theta), radius * math.sin(theta))
+    if len(values) > n:
+        gen.next_double_normal = values.pop()
+    return [value * std + mean for value in values]
+
+
+def _normal_pairs(gen, n: int, mean, std) -> np.ndarray:
+    """`_normal_one_by_one` vectorised, for many values (a non-contiguous tensor)."""
     out = np.empty(n)
     i = 0
     if n and gen.next_double_normal is not None:
@@ -173,8 +194,10 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     non-contiguous tensor gets the one-by-one draws whatever its size)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
     n = math.prod(shape)
-    if n < 16 or not contiguous:
-        return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
+    if n < 16:
+        return np.array(_normal_one_by_one(gen, n, float(mean), float(std)), dtype).reshape(shape)
+    if not contiguous:
+        return _normal_pairs(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
     if n < _CHUNK:
         return (
             _normal_small(gen, n, kind, dtype, mean, std).astype(dtype, copy=False).reshape(shape)
