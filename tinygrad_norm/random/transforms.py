@@ -80,8 +80,10 @@ def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
     if _float_kind(dtype) == np.float64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
-    if n < _SMALL:
-        return (gen.raw_words(n) & _MASK24_64).astype(np.float32) * np.float32(2.0**-24)
+    if n < _SMALL:  # k * 2**-24 is exact in float32, so the int -> float cast joins the multiply
+        words = gen.raw_words(n)
+        words &= _MASK24_64
+        return np.multiply(words, _TO_UNIT, **_AS_FLOAT32)
     values = np.empty(n, np.float32)
     for start in range(0, n // 2, _DRAWS):  # 2 _DRAWS values at a time, from _DRAWS draws
         draws = gen.words64(min(_DRAWS, n // 2 - start))
@@ -120,23 +122,18 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
 
 def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
-    arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
-    so that NumPy's math runs over long rows instead of 8 values at a time."""
+    arithmetic for float32). The first steps gather the u1 and u2 halves of the rows into
+    contiguous arrays, so that NumPy's math runs over long rows instead of 8 values at a time."""
     kind = u.dtype.type
-    halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
-    radius, theta = halves[0], halves[1]
-    np.subtract(kind(1), radius, out=radius)
+    halves = u.reshape(-1, 2, 8)
+    radius = np.subtract(kind(1), halves[:, 0])
     np.log(radius, out=radius)
     radius *= kind(-2.0)
     np.sqrt(radius, out=radius)
-    theta *= _TWO_PI32 if kind is np.float32 else 2 * np.pi
+    theta = np.multiply(halves[:, 1], _TWO_PI32 if kind is np.float32 else 2 * np.pi)
     rows = out.reshape(-1, 2, 8)
-    cosine = np.cos(theta)
-    cosine *= radius
-    rows[:, 0] = cosine
-    np.sin(theta, out=theta)
-    theta *= radius
-    rows[:, 1] = theta
+    np.multiply(np.cos(theta), radius, out=rows[:, 0])
+    np.multiply(np.sin(theta, out=theta), radius, out=rows[:, 1])
     _scale(out, mean, std)
 
 
@@ -222,7 +219,9 @@ def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
         u = np.concatenate([u[:full], u[full + skipped :]])
     blocks = np.empty(u.size, kind)
     _box_muller16(u, blocks, mean, std)
-    return np.concatenate([blocks[: n - 16], blocks[-16:]]) if extra else blocks
+    if extra:  # the last block's values over the last 16 (NumPy buffers the overlap)
+        blocks[n - 16 : n] = blocks[-16:]
+    return blocks[:n]
 
 
 def _normal16(gen, out: np.ndarray, mean, std) -> None:
@@ -238,6 +237,11 @@ def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
     column after column), which is the row-major order only for a contiguous one."""
     if view.flags.c_contiguous or view.ndim < 2 or 0 in view.strides:
         return values.reshape(view.shape)
+    return _placed(values, view)
+
+
+def _placed(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`in_memory_order` for a view that is not C-contiguous."""
     offsets = sum(i * stride for i, stride in zip(np.indices(view.shape), view.strides))
     placed = np.empty(view.size, values.dtype)
     placed[np.argsort(offsets.reshape(-1), kind="stable")] = values.reshape(-1)
@@ -248,6 +252,8 @@ def like_input(values: np.ndarray, view: np.ndarray) -> np.ndarray:
     """`values` laid out as PyTorch's `empty_like(input)` would hold them: in `view`'s memory
     order when it is a permutation of a contiguous block (a transposed tensor), else row-major
     (`empty_like` of a sliced or expanded tensor is contiguous)."""
+    if view.flags.c_contiguous:
+        return values.reshape(view.shape)
     order = np.argsort(view.strides, kind="stable")[::-1]
     expected = view.itemsize * np.cumprod([1] + [view.shape[i] for i in order[::-1]][:-1])[::-1]
     dense = all(view.strides[i] == e for i, e in zip(order, expected) if view.shape[i] > 1)
