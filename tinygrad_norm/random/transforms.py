@@ -50,9 +50,12 @@ _TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
 _AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _float_kind(dtype) -> np.dtype:
     """The dtype PyTorch does the arithmetic in: float64 stays, every other float is float32."""
-    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+    return _FLOAT64 if np.dtype(dtype) == _FLOAT64 else _FLOAT32
 
 
 def _split(a: np.ndarray):
@@ -78,12 +81,14 @@ def fused_multiply_add(a: np.ndarray, b: float, c: float) -> np.ndarray:
 
 def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
-    if _float_kind(dtype) == np.float64:
+    if dtype is not np.float32 and _float_kind(dtype) == _FLOAT64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
-    if n < _SMALL:  # k * 2**-24 is exact in float32, so the int -> float cast joins the multiply
-        words = gen.raw_words(n)
-        words &= _MASK24_64
-        return np.multiply(words, _TO_UNIT, **_AS_FLOAT32)
+    if n < _SMALL:  # in place where possible: small draws are made of NumPy's per-call costs
+        values = gen.raw_words(n)
+        values &= _MASK24_64
+        values = values.astype(np.float32)
+        values *= _TO_UNIT
+        return values
     values = np.empty(n, np.float32)
     for start in range(0, n // 2, _DRAWS):  # 2 _DRAWS values at a time, from _DRAWS draws
         draws = gen.words64(min(_DRAWS, n // 2 - start))
@@ -107,6 +112,8 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
     """`tensor.uniform_(low, high)`: values in [low, high) (PyTorch's uniform kernel)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
     n = math.prod(shape)
+    if dtype is kind and low == 0.0 and high == 1.0:  # rand(): the uniforms themselves
+        return unit_uniform(gen, n, kind).reshape(shape)
     values = unit_uniform(gen, n, kind)
     if (low, high) != (0.0, 1.0):
         lo, hi = kind.type(low), kind.type(high)
@@ -275,7 +282,9 @@ def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
     values = offsets.view(np.int64)  # a uint64 offset >= 2**63 wraps, as in PyTorch's int64
     if low:
         values += int(low)
-    return values.astype(dtype, copy=False).reshape(shape)
+    if dtype is not np.int64:
+        values = values.astype(dtype, copy=False)
+    return values if len(shape) == 1 else values.reshape(shape)
 
 
 def random_bits(gen, shape, dtype) -> np.ndarray:
