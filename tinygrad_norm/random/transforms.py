@@ -129,18 +129,23 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
 
 def _box_muller16(u: np.ndarray, out: np.ndarray, mean, std) -> None:
     """PyTorch's NormalFill16 on rows of 16 uniforms `u`, written into `out` (float32
-    arithmetic for float32). The first steps gather the u1 and u2 halves of the rows into
-    contiguous arrays, so that NumPy's math runs over long rows instead of 8 values at a time."""
+    arithmetic for float32). The u1 and u2 halves are first gathered into contiguous arrays,
+    so that NumPy's math runs over long rows instead of 8 values at a time."""
     kind = u.dtype.type
-    halves = u.reshape(-1, 2, 8)
-    radius = np.subtract(kind(1), halves[:, 0])
+    halves = u.reshape(-1, 2, 8).transpose(1, 0, 2).copy()
+    radius, theta = halves[0], halves[1]
+    np.subtract(kind(1), radius, out=radius)
     np.log(radius, out=radius)
     radius *= kind(-2.0)
     np.sqrt(radius, out=radius)
-    theta = np.multiply(halves[:, 1], _TWO_PI32 if kind is np.float32 else 2 * np.pi)
+    theta *= _TWO_PI32 if kind is np.float32 else 2 * np.pi
     rows = out.reshape(-1, 2, 8)
-    np.multiply(np.cos(theta), radius, out=rows[:, 0])
-    np.multiply(np.sin(theta, out=theta), radius, out=rows[:, 1])
+    cosine = np.cos(theta)
+    cosine *= radius
+    rows[:, 0] = cosine
+    np.sin(theta, out=theta)
+    theta *= radius
+    rows[:, 1] = theta
     _scale(out, mean, std)
 
 
