@@ -23,6 +23,8 @@ def _shape(op: str, sizes: tuple, size) -> tuple:
         sizes = (size,)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
+    if all(type(n) is int and n >= 0 for n in sizes):  # the common case, checked quickly
+        return sizes
     shape = integer_sizes(op, sizes)
     if any(n < 0 for n in shape):
         raise ShapeError(f"{op}: size {shape} has a negative dimension; sizes must be >= 0")

@@ -90,9 +90,9 @@ def draw_multinomial(weights: np.ndarray, num_samples, replacement: bool, gen) -
         raise RuntimeError(f"{op}: cannot sample num_samples = {num_samples} <= 0 samples")
     rows = np.atleast_2d(weights)
     categories = rows.shape[1]
-    if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+    if rows.size and not (rows.min() >= 0 and rows.max() < np.inf):  # nan fails both tests
         raise RuntimeError(f"{op}: the weights contain inf, nan or an element < 0: {weights}")
-    if np.any(rows.sum(axis=1) <= 0):
+    if len(rows) and rows.sum(axis=1).min() <= 0:
         raise RuntimeError(f"{op}: invalid distribution: the weights of a row sum to 0")
     if not replacement and num_samples > categories:
         raise RuntimeError(

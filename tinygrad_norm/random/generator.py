@@ -114,9 +114,9 @@ class Generator:
         `integers` draw gives them directly, one call into the twister for two words (a
         fixed cost of a few microseconds: small draws combine single words instead)."""
         self._fresh = False
-        if n < _FEW:
-            pairs = self.bits.random_raw(2 * int(n)).reshape(-1, 2)
-            return (pairs[:, 0] << np.uint64(32)) | pairs[:, 1]
+        if n < _FEW:  # each pair of words, as big-endian 32-bit halves, is a big-endian W
+            pairs = self.bits.random_raw(2 * int(n)).astype(">u4")
+            return pairs.view(">u8").astype(np.uint64)
         return self._draws64.integers(0, 2**64, int(n), dtype=np.uint64)
 
     def get_state(self):

@@ -38,6 +38,7 @@ import numpy as np
 from .permutation import fisher_yates
 
 _MASK24_64, _MASK53 = np.uint64(2**24 - 1), np.uint64(2**53 - 1)
+_MASK53_INT = 2**53 - 1
 _TWO_PI32 = np.float32(2 * np.pi)
 # Sizes of the work done in one go: large enough that the fixed cost of each NumPy call (and
 # of each call into the twister) is spread thin, small enough that temporaries stay in cache.
@@ -49,9 +50,12 @@ _TO_UNIT = np.float32(2.0**-24)  # a 24-bit integer k -> the uniform k / 2**24
 _AS_FLOAT32 = {"dtype": np.float32, "casting": "unsafe"}  # int32 -> float32 inside a ufunc
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _float_kind(dtype) -> np.dtype:
     """The dtype PyTorch does the arithmetic in: float64 stays, every other float is float32."""
-    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+    return _FLOAT64 if np.dtype(dtype) == _FLOAT64 else _FLOAT32
 
 
 def _split(a: np.ndarray):
@@ -77,10 +81,14 @@ def fused_multiply_add(a: np.ndarray, b: float, c: float) -> np.ndarray:
 
 def unit_uniform(gen, n: int, dtype=np.float32) -> np.ndarray:
     """n uniforms in [0, 1): 24 bits of a word each (float32) or 53 bits of W (float64)."""
-    if _float_kind(dtype) == np.float64:
+    if dtype is not np.float32 and _float_kind(dtype) == _FLOAT64:
         return (gen.words64(n) & _MASK53).astype(np.float64) * 2.0**-53
-    if n < _SMALL:
-        return (gen.raw_words(n) & _MASK24_64).astype(np.float32) * np.float32(2.0**-24)
+    if n < _SMALL:  # in place where possible: small draws are made of NumPy's per-call costs
+        values = gen.raw_words(n)
+        values &= _MASK24_64
+        values = values.astype(np.float32)
+        values *= _TO_UNIT
+        return values
     values = np.empty(n, np.float32)
     for start in range(0, n // 2, _DRAWS):  # 2 _DRAWS values at a time, from _DRAWS draws
         draws = gen.words64(min(_DRAWS, n // 2 - start))
@@ -104,6 +112,8 @@ def uniform(gen, shape, dtype=np.float32, low=0.0, high=1.0) -> np.ndarray:
     """`tensor.uniform_(low, high)`: values in [low, high) (PyTorch's uniform kernel)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
     n = math.prod(shape)
+    if dtype is kind and low == 0.0 and high == 1.0:  # rand(): the uniforms themselves
+        return unit_uniform(gen, n, kind).reshape(shape)
     values = unit_uniform(gen, n, kind)
     if (low, high) != (0.0, 1.0):
         lo, hi = kind.type(low), kind.type(high)
@@ -150,8 +160,28 @@ def _scale(out: np.ndarray, mean, std) -> None:
             out[...] = fused_multiply_add(out, float(std), float(mean))
 
 
-def _normal_one_by_one(gen, n: int, mean, std) -> np.ndarray:
-    """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached."""
+def _normal_one_by_one(gen, n: int, mean: float, std: float) -> list:
+    """PyTorch's scalar Box-Muller in float64, with the second sample of a pair cached: at
+    most 15 values, so in plain Python on the words (NumPy's per-call costs would dominate;
+    `math`'s functions are the C library's, as PyTorch's `std::` ones)."""
+    values = []
+    if n and gen.next_double_normal is not None:
+        values.append(gen.next_double_normal)
+        gen.next_double_normal = None
+    words = gen.raw_words(4 * ((n - len(values) + 1) // 2)).tolist()
+    for k in range(0, len(words), 4):  # u1, u2 from two 64-bit draws (hi word first)
+        u1 = ((words[k] << 32 | words[k + 1]) & _MASK53_INT) * 2.0**-53
+        u2 = ((words[k + 2] << 32 | words[k + 3]) & _MASK53_INT) * 2.0**-53
+        radius = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = 2.0 * math.pi * u1
+        values += (radius * math.cos(theta), radius * math.sin(theta))
+    if len(values) > n:
+        gen.next_double_normal = values.pop()
+    return [value * std + mean for value in values]
+
+
+def _normal_pairs(gen, n: int, mean, std) -> np.ndarray:
+    """`_normal_one_by_one` vectorised, for many values (a non-contiguous tensor)."""
     out = np.empty(n)
     i = 0
     if n and gen.next_double_normal is not None:
@@ -173,8 +203,10 @@ def normal(gen, shape, dtype=np.float32, mean=0.0, std=1.0, contiguous=True) -> 
     non-contiguous tensor gets the one-by-one draws whatever its size)."""
     dtype, kind = np.dtype(dtype), _float_kind(dtype)
     n = math.prod(shape)
-    if n < 16 or not contiguous:
-        return _normal_one_by_one(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
+    if n < 16:
+        return np.array(_normal_one_by_one(gen, n, float(mean), float(std)), dtype).reshape(shape)
+    if not contiguous:
+        return _normal_pairs(gen, n, float(mean), float(std)).astype(dtype).reshape(shape)
     if n < _CHUNK:
         return (
             _normal_small(gen, n, kind, dtype, mean, std).astype(dtype, copy=False).reshape(shape)
@@ -199,7 +231,9 @@ def _normal_small(gen, n: int, kind, dtype, mean, std) -> np.ndarray:
         u = np.concatenate([u[:full], u[full + skipped :]])
     blocks = np.empty(u.size, kind)
     _box_muller16(u, blocks, mean, std)
-    return np.concatenate([blocks[: n - 16], blocks[-16:]]) if extra else blocks
+    if extra:  # the last block's values over the last 16 (NumPy buffers the overlap)
+        blocks[n - 16 : n] = blocks[-16:]
+    return blocks[:n]
 
 
 def _normal16(gen, out: np.ndarray, mean, std) -> None:
@@ -215,6 +249,11 @@ def in_memory_order(values: np.ndarray, view: np.ndarray) -> np.ndarray:
     column after column), which is the row-major order only for a contiguous one."""
     if view.flags.c_contiguous or view.ndim < 2 or 0 in view.strides:
         return values.reshape(view.shape)
+    return _placed(values, view)
+
+
+def _placed(values: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """`in_memory_order` for a view that is not C-contiguous."""
     offsets = sum(i * stride for i, stride in zip(np.indices(view.shape), view.strides))
     placed = np.empty(view.size, values.dtype)
     placed[np.argsort(offsets.reshape(-1), kind="stable")] = values.reshape(-1)
@@ -225,6 +264,8 @@ def like_input(values: np.ndarray, view: np.ndarray) -> np.ndarray:
     """`values` laid out as PyTorch's `empty_like(input)` would hold them: in `view`'s memory
     order when it is a permutation of a contiguous block (a transposed tensor), else row-major
     (`empty_like` of a sliced or expanded tensor is contiguous)."""
+    if view.flags.c_contiguous:
+        return values.reshape(view.shape)
     order = np.argsort(view.strides, kind="stable")[::-1]
     expected = view.itemsize * np.cumprod([1] + [view.shape[i] for i in order[::-1]][:-1])[::-1]
     dense = all(view.strides[i] == e for i, e in zip(order, expected) if view.shape[i] > 1)
@@ -246,7 +287,9 @@ def integers(gen, low: int, high: int, shape, dtype=np.int64) -> np.ndarray:
     values = offsets.view(np.int64)  # a uint64 offset >= 2**63 wraps, as in PyTorch's int64
     if low:
         values += int(low)
-    return values.astype(dtype, copy=False).reshape(shape)
+    if dtype is not np.int64:
+        values = values.astype(dtype, copy=False)
+    return values if len(shape) == 1 else values.reshape(shape)
 
 
 def random_bits(gen, shape, dtype) -> np.ndarray:
