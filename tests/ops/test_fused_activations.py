@@ -1,5 +1,5 @@
-"""The ELU family, hardswish, leaky_relu (ops/fused/elu.py) and hardtanh (ops/fused/clamp.py)
-as one node each against their composed
+"""The ELU family, hardswish (ops/fused/elu.py), leaky_relu (ops/fused/leaky_relu.py) and
+hardtanh (ops/fused/clamp.py) as one node each against their composed
 references: values and gradients (plain backward on arrays), first and second derivatives
 (recorded, float64), edge values (0, +-3, +-inf, NaN), float32 kept."""
 
@@ -23,10 +23,10 @@ EDGES = np.array([0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 2.9, -2.9, 1e-8, 50.0, -50.0,
 PARAMS = [(1.0, 1.0, 1.0), (1.5, 1.0, 1.0), (SELU_ALPHA, SELU_SCALE, 1.0), (0.7, 1.0, 1 / 0.7)]
 KINDS = [(lambda x, p=p: elu(x, *p), lambda x, p=p: elu_reference(x, *p)) for p in PARAMS]
 KINDS.append((hardswish, hardswish_reference))
-for slope in (0.01, 0.2, 1.0, 1.5, -0.3):
+for slope in (0.01, 0.2, 1.0, 1.5, -0.3, 0.0):
     KINDS.append(
         (
-            lambda x, s=slope: LeakyRelu.apply(x, slope=s),
+            lambda x, s=slope: LeakyRelu.apply(x, s),
             lambda x, s=slope: leaky_relu_reference(x, s),
         )
     )

@@ -64,7 +64,7 @@ def _constant(values: np.ndarray, like: Tensor) -> np.ndarray:
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - PyTorch's names
     """x for x > 0, negative_slope * x otherwise (slope negative_slope at 0, as PyTorch)."""
     x = _floating_only("leaky_relu", input)
-    return fused.LeakyRelu.apply(x, slope=negative_slope)  # one node: ops/fused/elu.py
+    return fused.LeakyRelu.apply(x, negative_slope)  # one node: ops/fused/leaky_relu.py
 
 
 def elu(input, alpha=1.0, inplace=False):  # noqa: A002

@@ -16,7 +16,8 @@
 - `silu`: Silu (x * sigmoid(x))
 - `clamp`: Clamp (clamp with number bounds: one mask in backward), Hardtanh (and relu6)
 - `mse_loss`: MSELoss (mean or summed squared error of two tensors of one shape)
-- `elu`: Elu (elu, selu, celu), Hardswish, LeakyRelu
+- `elu`: Elu (elu, selu, celu), Hardswish
+- `leaky_relu`: LeakyRelu (x or negative_slope * x: one slope array for forward and backward)
 - `smooth_l1`: SmoothL1 (smooth_l1_loss and huber_loss, elementwise)
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 - `unary`: Expm1, Log1p, Log10, Exp2, Atan, Atanh, Sinh, Cosh (backward on arrays; the
@@ -48,16 +49,15 @@ from .cross_entropy import CrossEntropy, cross_entropy, cross_entropy_reference
 from .elu import (
     Elu,
     Hardswish,
-    LeakyRelu,
     elu,
     elu_reference,
     hardswish,
     hardswish_reference,
-    leaky_relu_reference,
 )
 from .embedding import Embedding, EmbeddingGrad, embedding_reference
 from .gelu import Gelu, gelu, gelu_reference
 from .layer_norm import LayerNorm, layer_norm, layer_norm_reference
+from .leaky_relu import LeakyRelu, leaky_relu, leaky_relu_reference
 from .linear import Linear, linear, linear_reference
 from .lstm_cell import LSTMCell, lstm_cell, lstm_cell_reference
 from .lstm_layer import LSTMLayer, lstm_layer, lstm_layer_reference
@@ -81,6 +81,7 @@ __all__ = [
     "Hardtanh",
     "hardtanh_reference",
     "LeakyRelu",
+    "leaky_relu",
     "leaky_relu_reference",
     "Elu",
     "Hardswish",

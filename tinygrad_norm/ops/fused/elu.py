@@ -1,4 +1,4 @@
-"""The ELU family (elu, selu, celu), hardswish and leaky_relu, each one node: the composed forms
+"""The ELU family (elu, selu, celu) and hardswish, each one node: the composed forms
 (`elu_reference`, `hardswish_reference`: a Where, an Expm1 or products, and the masks that
 keep exp and inf * 0 out of unused pieces) make several nodes and a temporary per node.
 
@@ -30,12 +30,10 @@ from ..xp import operands
 __all__ = [
     "Elu",
     "Hardswish",
-    "LeakyRelu",
     "elu",
     "elu_reference",
     "hardswish",
     "hardswish_reference",
-    "leaky_relu_reference",
 ]
 
 
@@ -157,40 +155,3 @@ def hardswish_reference(x):
     x_inside = Where.apply(inside, x, np.zeros((), x.dtype))  # no inf * 0 in the unused piece
     middle = x_inside * (x_inside + 3) / 6
     return Where.apply(x.array <= -3, np.zeros((), x.dtype), Where.apply(inside, middle, x))
-
-
-class LeakyRelu(Function):
-    """y = x for x > 0, slope x otherwise (NaN: slope x); dy/dx = 1 or slope.
-
-    >>> import tinygrad_norm as tg
-    >>> x = tg.tensor([-2.0, 3.0], requires_grad=True)
-    >>> LeakyRelu.apply(x, slope=0.5).sum().backward()
-    >>> x.grad
-    tensor([0.5000, 1.0000])
-    """
-
-    formula = "grad_x = grad_out * (1 if x > 0 else slope)"
-
-    @staticmethod
-    def forward(ctx, x, slope):
-        if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(x > 0)
-        # max(x, slope x) for slope <= 1 (min above): two passes, where np.where is slower;
-        # NaN stays NaN
-        return (np.maximum if slope <= 1 else np.minimum)(x, x * slope)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        g, positive = operands(grad_output, *ctx.saved_tensors)
-        if is_grad_enabled():
-            return g * Where.apply(positive, np.ones((), g.dtype), np.asarray(ctx.slope, g.dtype))
-        factor = positive.astype(g.dtype)  # positive (1 - slope) + slope, in place
-        factor *= 1 - ctx.slope
-        factor += ctx.slope
-        factor *= g
-        return factor
-
-
-def leaky_relu_reference(x, slope):
-    """leaky_relu composed (a Where of x and slope * x): the test reference."""
-    return Where.apply(x.array > 0, x, x * slope)
