@@ -21,9 +21,8 @@
 - `smooth_l1`: SmoothL1 (smooth_l1_loss and huber_loss, elementwise)
 - `cdist`: Cdist (Euclidean distances between two sets of rows by one matrix product)
 - `unary`: Expm1, Log1p, Log10, Exp2, Atan, Atanh, Sinh, Cosh (backward on arrays; the
-  references are the primitives of `special` and `trig`), on `fast_math` (float32 log1p and
-  expm1 from NumPy's vectorized log and exp)
-- `softplus`: Softplus, LogSigmoid (masks as 0/1 factors, fast_math's log1p)
+  references are the primitives of `special` and `trig`)
+- `softplus`: Softplus, LogSigmoid (masks as 0/1 factors)
 - `modulo`: Fmod, Remainder, RoundedDiv (float32 fmod in float64 arithmetic, exact; PyTorch's
   remainder and floor-division formulas on it)
 - `logaddexp`: LogAddExp (log(exp(a) + exp(b)) with sigmoid weights in backward)

@@ -1,8 +1,7 @@
-"""softplus and logsigmoid as one node each: forward and backward in few passes, no mask
-selected element by element (np.where is slow on an activation's sign pattern), log1p from
-`fast_math` (float32). Their composed references (`*_reference`: `Where` between pieces, Log1p
-of exp) are the forms nn.functional had; the tests compare both (values, gradients, second
-derivatives).
+"""softplus and logsigmoid as one node each: forward and backward in few passes, no mask selected
+element by element (np.where is slow on an activation's sign pattern). Their composed references
+(`*_reference`: `Where` between pieces, Log1p of exp) are the forms nn.functional had; the tests
+compare both (values, gradients, second derivatives).
 
     softplus(x) = x where beta x > threshold, else log1p(z) / beta
         z = exp(min(beta x, threshold))
@@ -55,7 +54,7 @@ class Softplus(Function):
         linear = bx > threshold
         np.minimum(bx, threshold, out=bx)
         z = np.exp(bx, out=bx)  # exp(min(beta x, threshold)), finite
-        out = fast_math.log1p(z)
+        out = np.log1p(z)
         out /= beta
         out = fast_math.select(linear, x, out)
         if ctx.needs_input_grad[0]:
@@ -95,7 +94,7 @@ class LogSigmoid(Function):
         np.negative(z, out=z)
         np.exp(z, out=z)  # exp(-|x|), in (0, 1]
         out = np.minimum(x, 0, out=np.empty_like(x))
-        out -= fast_math.log1p(z)
+        out -= np.log1p(z)
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(x, z)
         return out

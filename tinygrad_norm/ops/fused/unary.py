@@ -5,16 +5,14 @@ Their references are the primitives of `special.py` and `trig.py` (and the compo
 `pointwise_composed.exp2`, 2 ** x by Pow), whose backward builds f'(a) from Tensor operations,
 one node per step. Here a plain backward computes f'(a) on the arrays, in place on one
 temporary; under `create_graph=True` the reference's `derivative` runs on Tensors (recorded, so
-differentiable again). The forwards use NumPy's vectorized exp and log where NumPy's own
-function is a C library call per element (float32 log1p and expm1: `fast_math.py`):
+differentiable again). The forwards are NumPy's functions (sinh and cosh from expm1):
 
     expm1:  out = expm1(a)                                    grad_a = grad_out * (out + 1)
     log1p:  out = log1p(a)                                    grad_a = grad_out / (1 + a)
     log10:  out = log10(a)                                    grad_a = grad_out / (a ln 10)
     exp2:   out = 2^a                                         grad_a = grad_out * out ln 2
     atan:   out = atan(a)                                     grad_a = grad_out / (1 + a^2)
-    atanh:  out = sign(a) log1p(2|a| / (1 - |a|)) / 2  (= log((1+a)/(1-a)) / 2)
-                                                              grad_a = grad_out / (1 - a^2)
+    atanh:  out = atanh(a)                                    grad_a = grad_out / (1 - a^2)
     sinh:   t = expm1(|a|), q = t / (t + 1),  out = sign(a) (t + q) / 2   grad_a = grad_out cosh(a)
     cosh:   t = expm1(|a|), q = t / (t + 1),  out = 1 + t q / 2          grad_a = grad_out sinh(a)
 
@@ -40,7 +38,6 @@ from ..trig import Atan as AtanReference
 from ..trig import Atanh as AtanhReference
 from ..trig import Cosh as CoshReference
 from ..trig import Sinh as SinhReference
-from . import fast_math
 
 __all__ = ["Atan", "Atanh", "Cosh", "Exp2", "Expm1", "Log1p", "Log10", "Sinh", "REFERENCES"]
 
@@ -90,7 +87,7 @@ class Expm1(_Unary):
 
     formula = "grad_a = grad_out * (out + 1)     (out = expm1(a))"
     reference, of_output = Expm1Reference, True
-    values = staticmethod(fast_math.expm1)
+    values = staticmethod(np.expm1)
 
     @staticmethod
     def array_gradient(g, out):
@@ -104,7 +101,7 @@ class Log1p(_Unary):
 
     formula = "grad_a = grad_out / (1 + a)"
     reference = Log1pReference
-    values = staticmethod(fast_math.log1p)
+    values = staticmethod(np.log1p)
 
     @staticmethod
     def array_gradient(g, a):
@@ -162,27 +159,12 @@ class Atan(_Unary):
         return np.divide(g, d, out=d)
 
 
-def _atanh(x: np.ndarray) -> np.ndarray:
-    """atanh(x) = sign(x) log1p(2|x| / (1 - |x|)) / 2 for float32 (fast log1p), NumPy's
-    np.arctanh else. At |x| = 1: log1p(inf) = inf, signed; |x| > 1: log1p(< -1) = NaN."""
-    if x.dtype != np.float32 or x.ndim == 0:
-        return np.arctanh(x)
-    y = np.abs(x)  # (...) atanh is odd: from |x|, so that 1 + 2|x| / (1 - |x|) cancels nothing
-    r = np.subtract(1, y, dtype=x.dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(y, r, out=r)
-    r *= 2  # 2|x| / (1 - |x|)
-    out = fast_math.log1p(r)
-    out *= 0.5
-    return np.copysign(out, x, out=out)
-
-
 class Atanh(_Unary):
     """out = atanh(a), |a| <= 1; d out/da = 1 / (1 - a^2)."""
 
     formula = "grad_a = grad_out / (1 - a**2)"
     reference = AtanhReference
-    values = staticmethod(_atanh)
+    values = staticmethod(np.arctanh)
 
     @staticmethod
     def array_gradient(g, a):
@@ -193,8 +175,8 @@ class Atanh(_Unary):
 
 
 def _expm1_abs(x: np.ndarray) -> np.ndarray:
-    """t = expm1(|x|) = exp(|x|) - 1 >= 0 (the fast float32 kernel)."""
-    return fast_math.expm1(np.abs(x))
+    """t = expm1(|x|) = exp(|x|) - 1 >= 0."""
+    return np.expm1(np.abs(x))
 
 
 def _ratio(t: np.ndarray) -> np.ndarray:
