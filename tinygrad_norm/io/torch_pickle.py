@@ -31,6 +31,7 @@ inside its storage).
 
 from __future__ import annotations
 
+import io
 import pickle
 import types
 import zipfile
@@ -329,8 +330,8 @@ def read_torch_zip(archive: zipfile.ZipFile, where: str, weights_only=True):
                 storages[key] = Storage(name, numel, read_array(member, (numel,), dtype, here))
         return storages[key]
 
-    with archive.open(pickle_name) as file:
-        unpickler = Unpickler(file, where, read_storage, weights_only)
+    with archive.open(pickle_name) as member:  # in memory: the unpickler reads byte by byte
+        unpickler = Unpickler(io.BytesIO(member.read()), where, read_storage, weights_only)
         result = _unpickle(unpickler, where)
     return _resolve(result, where, unpickler.made)
 
