@@ -9,8 +9,6 @@ array is wrapped, and what had to change is noted in `node.fixes` for gradcheck 
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..broadcast import broadcasts_to, sum_to_shape
@@ -90,41 +88,3 @@ def run_post_hooks(node, grad_inputs: tuple, grad_output) -> tuple:
         if result is not None:
             grad_inputs = tuple(result)
     return grad_inputs
-
-
-# References to a leaf's gradient Tensor that the engine itself holds in `taken_or_copied`
-# (the loop's tuple and variable, the calls' arguments): one more is someone else's.
-ENGINE_REFERENCES = 7
-
-
-def taken_or_copied(grad) -> np.ndarray:
-    """The array of a leaf's first gradient, for its `.grad`: the array itself when only the
-    engine can reach it (a fresh array a backward made, held by no one else), else a copy.
-
-    PyTorch's AccumulateGrad takes such a gradient in the same way, by its reference count:
-    the copy would be one more pass over every parameter's gradient. Reachable by someone
-    else, and so copied: the gradient the caller passed to `backward()`, one a hook saw, an
-    array a node also keeps, a view into part of another array. A view of all of an array
-    that nothing else holds (a backward's result, reshaped) is taken too.
-    """
-    array = grad.array
-    if (
-        array.flags.writeable
-        and sys.getrefcount(array) <= 3  # `grad`, `array` and the call's argument
-        and sys.getrefcount(grad) <= ENGINE_REFERENCES
-        and (array.base is None or _whole_view_of_an_unheld_array(array))
-    ):
-        return array
-    return array.copy()
-
-
-def _whole_view_of_an_unheld_array(view: np.ndarray) -> bool:
-    """True when `view` (a reshape, say) covers all of its base, an array itself (not a view)
-    that only `view` holds."""
-    base = view.base
-    return (
-        isinstance(base, np.ndarray)
-        and base.base is None
-        and base.nbytes == view.nbytes
-        and sys.getrefcount(base) <= 3  # view.base, `base` and the call's argument
-    )

@@ -230,7 +230,6 @@ def deliver_to_leaf(leaf, grad, capture: dict | None, create_graph: bool) -> Non
     """A leaf's gradient is complete: run its hooks, then add it into `.grad` (or capture it
     for `autograd.grad`; a leaf it did not ask for is left alone, no hook runs)."""
     if capture is None:
-        hooks = leaf._hooks or ()
-        accumulate_grad(leaf, run_hooks(hooks, grad), create_graph, may_take=not hooks)
+        accumulate_grad(leaf, run_hooks(leaf._hooks or (), grad), create_graph)
     elif id(leaf) in capture:
         capture[id(leaf)] = run_hooks(leaf._hooks or (), grad)
