@@ -115,6 +115,15 @@ def functions(torch) -> dict:
         def backward(ctx, grad):
             return grad * 2 + torch.rand(grad.shape, dtype=grad.dtype) * 1e-7
 
+    class Float32Grad(Function):  # backward in float32 for a float64 input: the engine casts
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return (grad * 2).float()
+
     return {name: cls for name, cls in locals().items() if isinstance(cls, type)}
 
 
@@ -170,6 +179,9 @@ def outcomes(torch) -> dict:
     noisy = fs["Noisy"].apply
     calls["backward not reentrant"] = (gradcheck, noisy, (x,), {})
     calls["not reentrant, nondet_tol"] = (gradcheck, noisy, (x,), {"nondet_tol": 1e-5})
+    calls["float32 gradient"] = (gradcheck, fs["Float32Grad"].apply, (x,), {})
+    calls["float32 gradient, dtypes"] = (gradcheck, fs["Float32Grad"].apply, (x,),
+                                         {"check_grad_dtypes": True})  # fmt: skip
     calls["list output"] = (gradcheck, lambda x: [x.sin(), x.cos()], (x,), {})
     calls["non-leaf input"] = (gradcheck, torch.sin, (x * 2,), {})
     ones = torch.ones(3, dtype=torch.float64)
@@ -224,7 +236,8 @@ EXPECTED = {  # ours; the oracle leg checks that PyTorch gives the same
     "int and float arguments": True, "int tensor argument": True,
     "backward not reentrant": "GradcheckError", "not reentrant, nondet_tol": "GradcheckError",
     "int output only": True, "expanded input": "RuntimeError", "gg forward only": True,
-    "float32": "GradcheckError", "empty input": True,
+    "float32": "GradcheckError", "empty input": True, "float32 gradient": True,
+    "float32 gradient, dtypes": True,
     "gg Cube fwd over rev": "NotImplementedError", "gg CubeWithJvp fwd over rev": True,
 }  # fmt: skip
 

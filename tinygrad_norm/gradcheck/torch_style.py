@@ -229,7 +229,7 @@ def _settings(inputs: tuple, eps, atol, rtol, fast_mode, nondet_tol) -> Settings
                 stacklevel=3,
             )
     settings = Settings(eps, atol, rtol, fast_mode, nondet_tol)
-    return replace(settings, float64_only=False)
+    return replace(settings, strict=False)
 
 
 def _answer(result: GradcheckResult, inputs: tuple, raise_exception: bool) -> bool:
