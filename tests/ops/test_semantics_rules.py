@@ -103,3 +103,41 @@ def test_out_of_range_ints_into_a_small_dtype_are_refused():
     with pytest.raises(RuntimeError, match="overflow"):
         tg.tensor([300], dtype=tg.uint8)
     assert tg.tensor([-1], dtype=tg.uint8).tolist() == [255]  # wraps, as PyTorch's
+
+
+SAME_SHAPE_VIEWS = {  # call -> PyTorch 2.13 returns the tensor itself (True) or a new view
+    "view": (lambda x: x.view(2, 3), False),
+    "reshape": (lambda x: x.reshape(-1, 3), False),
+    "view_as": (lambda x: x.view_as(x), False),
+    "reshape_as": (lambda x: x.reshape_as(x), False),
+    "squeeze nothing": (lambda x: x.squeeze(), False),
+    "expand": (lambda x: x.expand(2, 3), False),
+    "broadcast_to": (lambda x: x.broadcast_to((2, 3)), False),
+    "unflatten": (lambda x: x.unflatten(1, (3,)), False),
+    "flatten one axis": (lambda x: x.flatten(1, 1), True),
+    "contiguous": (lambda x: x.contiguous(), True),
+    "to its dtype": (lambda x: x.to(x.dtype), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_SHAPE_VIEWS))
+def test_a_view_to_the_same_shape_is_a_new_tensor_as_pytorchs(name):
+    """x.view(x.shape) is a new view with a grad_fn (retain_grad on it is its own), not x."""
+    call, itself = SAME_SHAPE_VIEWS[name]
+    x = tg.ones(2, 3, requires_grad=True)
+    y = call(x)
+    assert (y is x) == itself
+    if not itself:
+        assert y.grad_fn is not None and not y.is_leaf
+        y.retain_grad()
+        (y * 2).sum().backward()
+        assert y.grad is not x.grad and x.grad.tolist() == [[2.0] * 3] * 2
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(SAME_SHAPE_VIEWS))
+def test_same_shape_views_table_is_pytorchs(name):
+    torch = pytest.importorskip("torch")
+    call, itself = SAME_SHAPE_VIEWS[name]
+    x = torch.ones(2, 3, requires_grad=True)
+    assert (call(x) is x) == itself

@@ -21,7 +21,7 @@ from .movement import Cat, Expand, Permute, Reshape
 def reshape(x, *shape):
     """The same elements in a new shape; one size may be -1 to be inferred."""
     target = _resolve_shape("reshape", x.array.shape, _sizes(shape))
-    return x if target == x.array.shape else Reshape.apply(x, target)
+    return Reshape.apply(x, target)  # also for the same shape: a new view, as PyTorch's
 
 
 def _resolve_shape(op: str, shape: tuple, sizes: tuple) -> tuple:
@@ -110,7 +110,7 @@ def expand(x, *sizes):
         raise ShapeError(
             f"expand: cannot expand shape {x.shape} to {sizes}: a size can only grow where it is 1"
         )
-    return x if shape == x.shape else Expand.apply(x, shape)
+    return Expand.apply(x, shape)  # also for the same shape: a new view, as PyTorch's
 
 
 def squeeze(x, dim=None):
@@ -143,6 +143,8 @@ def flatten(x, start_dim=0, end_dim=-1):
             f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) for a tensor of "
             f"shape {x.shape}; give start_dim <= end_dim"
         )
+    if start == end:  # nothing to merge: the tensor itself, as PyTorch's
+        return x
     # the size, not -1: an empty tensor's -1 would be ambiguous ((0, 3, 4) -> (0, 12))
     merged = math.prod(x.shape[start : end + 1])
     return x.reshape(x.shape[:start] + (merged,) + x.shape[end + 1 :])
