@@ -351,7 +351,7 @@ from .learn import (
     exercises,
     explore,
 )
-from .nn.functional.loss import cdist
+from .nn.functional.distance import cdist
 from .random import (
     Generator,
     default_generator,

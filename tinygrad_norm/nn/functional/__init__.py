@@ -47,6 +47,7 @@ from .conv import (
 from .ctc import (
     ctc_loss,
 )
+from .distance import cosine_similarity, pairwise_distance
 from .dropout import (
     alpha_dropout,
     dropout,
@@ -69,7 +70,6 @@ from .loss import (
     check_loss_shapes,
     check_reduction,
     cosine_embedding_loss,
-    cosine_similarity,
     cross_entropy,
     gaussian_nll_loss,
     hinge_embedding_loss,
@@ -80,7 +80,6 @@ from .loss import (
     margin_ranking_loss,
     mse_loss,
     nll_loss,
-    pairwise_distance,
     poisson_nll_loss,
     smooth_l1_loss,
     soft_margin_loss,

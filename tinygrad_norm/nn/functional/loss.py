@@ -29,14 +29,12 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "cosine_embedding_loss",
-    "cosine_similarity",
     "gaussian_nll_loss",
     "hinge_embedding_loss",
     "huber_loss",
     "kl_div",
     "l1_loss",
     "margin_ranking_loss",
-    "pairwise_distance",
     "poisson_nll_loss",
     "smooth_l1_loss",
     "soft_margin_loss",
@@ -354,19 +352,6 @@ def hinge_embedding_loss(
     )
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """sum(x1 · x2) / (max(‖x1‖, eps) · max(‖x2‖, eps)) along dim (inputs broadcast).
-
-    >>> import tinygrad_norm as tg
-    >>> cosine_similarity(tg.tensor([[1.0, 0.0]]), tg.tensor([[1.0, 1.0]]))
-    tensor([0.7071])
-    """
-    a, b = as_tensor(x1), as_tensor(x2)
-    na = _identity_clamp_min(a.norm(dim=dim, keepdim=True), eps)
-    nb = _identity_clamp_min(b.norm(dim=dim, keepdim=True), eps)
-    return ((a / na) * (b / nb)).sum(dim=dim)
-
-
 def cosine_embedding_loss(
     input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
 ):
@@ -386,30 +371,6 @@ def cosine_embedding_loss(
     return reduce_loss(
         "cosine_embedding_loss", loss, legacy_reduction(size_average, reduce, reduction)
     )
-
-
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
-    """‖x1 - x2 + eps‖_p along the last axis (eps keeps the norm's gradient finite at 0)."""
-    a, b = as_tensor(x1), as_tensor(x2)
-    return (a - b + eps).norm(p=p, dim=-1, keepdim=keepdim)
-
-
-def cdist(x1, x2, p=2.0, compute_mode=None):
-    """All distances between the rows of x1 (..., P, M) and of x2 (..., R, M): (..., P, R).
-
-    `tg.cdist` (PyTorch's `torch.cdist`). For p = 2 PyTorch's rule may pick the matrix product
-    (`ops/fused/cdist.py`); else the differences are formed, (..., P, R, M): plain and exact.
-    """
-    a, b = as_tensor(x1), as_tensor(x2)
-    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-1]:
-        raise RuntimeError(
-            f"cdist: x1 {a.shape} and x2 {b.shape} must be (..., P, M) and (..., R, M) "
-            "with the same M"
-        )
-    if fused.cdist_uses_matmul(a, b, p, compute_mode):
-        return fused.cdist_mm(a, b)
-    diff = a.unsqueeze(-2) - b.unsqueeze(-3)  # (..., P, R, M)
-    return diff.norm(p=p, dim=-1)
 
 
 def cross_entropy(input, target, weight=None, **options):  # noqa: A002 - PyTorch's name
