@@ -108,12 +108,10 @@ def output_gradient_ready(node, grad_output, capture: dict | None, create_graph:
 
 
 def _keep(node, slot: int, key, grad, capture: dict | None, create_graph: bool) -> None:
-    """Capture output `slot`'s gradient for `autograd.grad`, or store it as the output's
-    `.grad` if `retain_grad()` asked for that."""
-    if capture is not None:
-        if key in capture:
-            capture[key] = grad
-        return
+    """Capture output `slot`'s gradient for `autograd.grad`, and store it as the output's
+    `.grad` if `retain_grad()` asked for that (under `autograd.grad` too, as PyTorch)."""
+    if capture is not None and key in capture:
+        capture[key] = grad
     retained = node.retained
     if isinstance(retained, RetainedOutputs):
         retained = retained.get(slot)
