@@ -141,3 +141,20 @@ def test_same_shape_views_table_is_pytorchs(name):
     call, itself = SAME_SHAPE_VIEWS[name]
     x = torch.ones(2, 3, requires_grad=True)
     assert (call(x) is x) == itself
+
+
+@pytest.mark.parametrize("value", [None, "a", {1: 2}])
+def test_assigning_a_non_number_is_a_type_error_as_pytorchs(value):
+    """x[0] = None wrote NaN (NumPy's float(None)); PyTorch raises TypeError."""
+    x = tg.zeros(3)
+    with pytest.raises(TypeError, match="can't assign a"):
+        x[0] = value
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("value", [None, "a", {1: 2}])
+def test_pytorch_refuses_the_same_assignments(value):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        torch.zeros(3)[0] = value

@@ -201,6 +201,11 @@ class InPlaceMethods:
 
     def __setitem__(self, index, value) -> None:
         """`x[index] = value`: an index-put, recorded when it must be (see the module docs)."""
+        if value is None or isinstance(value, (str, bytes, dict, set)):  # np.asarray would take it
+            raise TypeError(
+                f"x[index] = value: can't assign a {type(value).__name__} to a {self.dtype} "
+                "tensor; assign a number, a tensor or a (nested) list of numbers"
+            )
         ints, rest = ints_first(normalize_index(index, self.ndim))
         if isinstance(value, GraphTensor):
             value = value.to(self.dtype) if value.dtype != self.dtype else value
