@@ -62,19 +62,6 @@ def _into_zeros(index):
     return limit
 
 
-def _add_at(index):
-    """x[index] with repeated places: dx = zeros with g added at index."""
-
-    def limit(xs, g):
-        (x,) = xs
-        x[index]
-        gx = np.zeros_like(x)
-        np.add.at(gx, index, g)
-        return [gx]
-
-    return limit
-
-
 def cat(xs, g):
     """cat([x, y, x], -1): dx = the two x-slices of g added, dy = y's slice."""
     x, y = xs
