@@ -227,6 +227,7 @@ SHELL = b"X\x0b\x00\x00\x00echo hacked\x85"  # the string "echo hacked", in a 1-
         (_global("posix.system") + SHELL + b"R.", "GLOBAL posix.system was not an allowed"),
         (b"(ios\nsystem\n.", "opcode that calls a class"),
         (_global("tinygrad_norm.nn.linear.Linear") + b"K\x02K\x03\x86R.", "asks to call"),
+        (_global("tinygrad_norm.nn.functional.activation.relu") + b")R.", "asks to call"),
         (_global("collections.OrderedDict") + b")\x81.", "asks to make"),
         (b"]" + b"}b.", "set the attributes of a list"),
         (
@@ -241,6 +242,7 @@ SHELL = b"X\x0b\x00\x00\x00echo hacked\x85"  # the string "echo hacked", in a 1-
         "posix",
         "INST",
         "reduce a class",
+        "reduce an own function",
         "newobj",
         "build",
         "setitem",

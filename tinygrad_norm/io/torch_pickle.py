@@ -219,10 +219,14 @@ class Unpickler(pickle._Unpickler):
     def load_reduce(self):
         args = self.stack.pop()
         func = self.stack[-1]
-        if not (any(func is c for c in CALLABLE) or isinstance(func, types.FunctionType)):
+        listed = isinstance(func, types.FunctionType) and any(
+            func is f for f in user_globals().values()
+        )  # tinygrad_norm's own functions are names a file may hold (F.relu), never calls
+        if not (any(func is c for c in CALLABLE) or listed):
             raise pickle.UnpicklingError(
                 f"{self.where}: the file asks to call {func!r}: refused (a class is rebuilt "
-                "without calling it; only tensor rebuilds and listed functions are called)"
+                "without calling it; only tensor rebuilds and functions listed in "
+                "safe_globals are called)"
             )
         self.stack[-1] = func(*args)
 
