@@ -140,6 +140,7 @@ class Hardswish(Function):
         d *= (x > -3).astype(d.dtype)  # 0 at and below -3 (NaN stays NaN)
         d = np.where(x >= 3, np.ones((), d.dtype), d)
         d *= g
+        d += 0.0  # 0, not -0, below -3 (PyTorch's backward writes 0 there)
         return d
 
 
