@@ -83,3 +83,11 @@ def test_one_node():
     assert tg.nn.functional.leaky_relu(x).grad_fn.fn is tg.ops.fused.LeakyRelu
     for fn in (tg.nn.functional.hardtanh, tg.nn.functional.relu6):
         assert fn(x).grad_fn.fn is tg.ops.fused.Hardtanh
+
+
+@pytest.mark.parametrize("g", [1.0, -1.0])
+def test_hardswish_gradient_below_minus_three_is_plus_zero(g):
+    """PyTorch's backward writes 0 there, whatever the sign of the incoming gradient."""
+    x = tg.tensor([-4.0, -3.0], requires_grad=True)
+    (tg.nn.functional.hardswish(x) * g).sum().backward()
+    assert not np.signbit(x.grad.numpy()).any()
