@@ -74,15 +74,7 @@ def gradcheck(
         if check_forward_ad:
             torch_checks.check_forward_ad(func, inputs, eps, atol, rtol)
         if check_backward_ad:
-            with enable_grad():
-                outputs = torch_checks.differentiable(func(*inputs))
-            if check_batched_grad:
-                for k, output in enumerate(outputs):
-                    torch_checks.check_batched_grad(inputs, output, k)
-            if outputs:
-                torch_checks.check_multiplied_by_grad_output(outputs, inputs)
-            if check_undefined_grad and outputs:
-                torch_checks.check_undefined_grad(func, inputs)
+            _further(func, inputs, check_batched_grad, check_undefined_grad)
     except GradcheckError:
         if raise_exception:
             raise
@@ -143,7 +135,8 @@ def gradgradcheck(
 
 
 def _further(first, grad_inputs: tuple, batched: bool, undefined: bool) -> bool:
-    """gradcheck's checks after the Jacobian, on the first-derivative function."""
+    """The checks after the Jacobian (gradcheck's on `func`, gradgradcheck's on the
+    first-derivative function): batched, multiplied by grad_output, undefined gradients."""
     with enable_grad():
         outputs = torch_checks.differentiable(first(*grad_inputs))
     if batched:
